@@ -1,0 +1,116 @@
+# gpumemsim - GNU Makefile. Out-of-tree build in build/ (sanitizer build in build/asan/).
+#
+#   make              build/gpumemsim and build/libgpumemsim.a
+#   make check        unit tests (Check), golden end-to-end tests and the validation of the
+#                     committed H200 suite, then the unit tests again under ASan+UBSan
+#   make check-valgrind   the unit tests under valgrind
+#   make capture      the CUDA capture tool (needs nvcc and the Compute Sanitizer headers)
+#   make validate     regenerate docs/validation.md from the committed suite
+#   make bench        throughput benchmark (docs/performance.md)
+#   make fuzz FUZZ_SECONDS=N   run every fuzz harness for N seconds each
+#
+# Variables: CC, CFLAGS, WERROR=1 (warnings are errors; CI sets it), SANITIZE=address,undefined.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+BUILD   ?= build
+PKG_CONFIG ?= pkg-config
+
+WARNINGS := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wformat=2 -Wundef -Wcast-align -Wwrite-strings -Wvla -Wpointer-arith \
+            -Wold-style-definition -Wmissing-declarations -Wredundant-decls -Wnested-externs \
+            -Wimplicit-fallthrough -Wnull-dereference -Wdouble-promotion
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+ifneq ($(SANITIZE),)
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libzstd inih 2>/dev/null)
+DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libzstd inih 2>/dev/null)
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
+
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARNINGS) $(CFLAGS) $(SANFLAGS) \
+              -MMD -MP -Imodel $(DEPS_CFLAGS)
+ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
+
+MODEL_SRC := $(sort $(wildcard model/*.c))
+SIM_SRC   := $(sort $(wildcard sim/*.c))
+TEST_SRC  := $(sort $(wildcard tests/*.c))
+
+MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o)
+SIM_OBJ   := $(SIM_SRC:%.c=$(BUILD)/%.o)
+TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/%.o)
+# sim/ objects except main, so tests can drive the commands in-process
+SIM_LIB_OBJ := $(filter-out $(BUILD)/sim/main.o,$(SIM_OBJ))
+
+LIB  := $(BUILD)/libgpumemsim.a
+BIN  := $(BUILD)/gpumemsim
+TESTBIN := $(BUILD)/tests/run-tests
+
+.PHONY: all check check-unit check-asan check-golden check-validate check-valgrind \
+        capture validate bench fuzz clean
+all: $(BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(MODEL_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(SIM_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) $(SIM_OBJ) $(LIB) $(DEPS_LIBS) -lm -o $@
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isim $(CHECK_CFLAGS) -c $< -o $@
+
+$(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
+
+# ---- tests -------------------------------------------------------------------
+check: check-unit check-golden check-validate check-asan
+
+check-unit: $(TESTBIN) $(BIN)
+	CK_FORK=yes $(TESTBIN)
+
+check-golden: $(BIN)
+	tests/golden/run.sh $(BIN)
+
+check-validate: $(BIN)
+	@if [ -f tests/validate-suite.sh ]; then tests/validate-suite.sh $(BIN); fi
+
+check-asan:
+	$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=address,undefined \
+	    CFLAGS="-O1 -g" build/asan/tests/run-tests build/asan/gpumemsim
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 CK_FORK=yes \
+	    build/asan/tests/run-tests
+	tests/golden/run.sh build/asan/gpumemsim
+
+check-valgrind: $(TESTBIN)
+	CK_FORK=no valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
+	    --show-leak-kinds=all -q $(TESTBIN)
+
+# ---- capture tool (CUDA) -------------------------------------------------------
+capture:
+	@$(MAKE) --no-print-directory -C capture
+
+# ---- documentation and benchmarks ---------------------------------------------
+validate: $(BIN)
+	tests/validate-suite.sh $(BIN) --write-docs
+
+bench: $(BIN)
+	@if [ -f bench/run.sh ]; then bench/run.sh $(BIN); else echo "bench: not yet"; fi
+
+fuzz:
+	@if [ -f fuzz/Makefile ]; then $(MAKE) --no-print-directory -C fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS); else echo "fuzz: not yet"; fi
+
+clean:
+	rm -rf build
+
+-include $(MODEL_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(TEST_OBJ:.o=.d)

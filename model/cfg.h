@@ -1,0 +1,115 @@
+/* cfg.h - a GPU model's configuration: one INI file per GPU (configs/).
+ *
+ * One table of keys (cfg.c) drives parsing, validation, the documentation in
+ * docs/config.md and the dump of the effective config that starts every report.
+ * Unknown, duplicate and missing required keys, values out of range and
+ * inconsistent geometry are errors that name file:line and the key; nothing is
+ * silently defaulted or fixed. Keys with a default are listed as such in the
+ * table and the effective config shows the value used.
+ *
+ * The struct is plain public data: tests may fill one by hand and call
+ * cfg_validate(). */
+#ifndef GMS_CFG_H
+#define GMS_CFG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "err.h"
+
+#define CFG_NAME_BYTES 128
+#define CFG_MAX_CARVEOUTS 16
+
+typedef enum cfg_set_index {
+    CFG_INDEX_LINEAR, /* set = line number mod sets */
+    CFG_INDEX_XOR,    /* set = XOR-fold of the line number's bit groups: no power-of-two stride aliasing */
+    CFG_INDEX_COUNT
+} cfg_set_index;
+
+typedef enum cfg_l1_global_loads {
+    CFG_L1_GLOBAL_CACHE,  /* default global loads are cached in L1 (sm_50+) */
+    CFG_L1_GLOBAL_BYPASS, /* only local memory is cached in L1 (Kepler) */
+    CFG_L1_GLOBAL_COUNT
+} cfg_l1_global_loads;
+
+typedef enum cfg_l1_stores {
+    CFG_L1_STORES_UPDATE,     /* write through to L2; the written bytes become valid in L1 (measured on H200) */
+    CFG_L1_STORES_INVALIDATE, /* write through to L2; the line is dropped from L1 */
+    CFG_L1_STORES_COUNT
+} cfg_l1_stores;
+
+typedef enum cfg_cta_placement {
+    CFG_PLACE_TRACE,       /* the SM the trace recorded, when the trace's GPU has as many SMs; else round-robin */
+    CFG_PLACE_ROUND_ROBIN, /* CTA c runs on SM c mod sm_count */
+    CFG_PLACE_COUNT
+} cfg_cta_placement;
+
+typedef struct cfg_gpu {
+    /* [gpu] */
+    char name[CFG_NAME_BYTES];   /* as the driver names the GPU, e.g. "NVIDIA H200" */
+    char chip[CFG_NAME_BYTES];   /* Nsight Compute chip name, e.g. "gh100" */
+    uint32_t cc_major, cc_minor; /* compute_capability "9.0" */
+    uint32_t sm_count;
+    uint32_t max_threads_per_sm;
+    uint32_t max_ctas_per_sm;
+    uint32_t registers_per_sm;   /* 32-bit registers */
+
+    /* [l1] L1 data cache of each SM; it shares storage with shared memory. */
+    uint32_t l1_line_bytes;
+    uint32_t l1_sector_bytes;
+    uint32_t l1_unified_kib;     /* storage for L1 data + shared memory, KiB */
+    uint32_t l1_sets;            /* power of two; ways = capacity / (sets * line) */
+    cfg_set_index l1_set_index;
+    cfg_l1_global_loads l1_global_loads;
+    cfg_l1_stores l1_stores;
+    uint32_t l1_tags_per_cycle;  /* 128-byte lines the tag stage resolves per wavefront */
+
+    /* [shared] */
+    uint32_t smem_banks;
+    uint32_t smem_bank_bytes;      /* width of a bank entry: 4 (sm_50+) or 8 (Kepler) */
+    uint32_t smem_bank_mode_bytes; /* successive words of this size go to successive banks: 4, or 8 (Kepler 8-byte mode) */
+    bool smem_load_pairing;        /* sm_70+: LDS.64/.128 whose lanes pair up (l^1 or l^2) merge phases */
+    uint32_t smem_reserved_per_cta_bytes; /* shared memory the driver reserves per CTA */
+    uint32_t n_carveouts;
+    uint32_t carveout_kib[CFG_MAX_CARVEOUTS]; /* shared-memory sizes the driver can pick, ascending */
+
+    /* [l2] */
+    uint32_t l2_line_bytes;
+    uint32_t l2_sector_bytes;
+    uint64_t l2_size_bytes;      /* must equal slices * sets_per_slice * ways * line_bytes */
+    uint32_t l2_partitions;      /* 1, or 2 joined by a fabric (A100, H100, H200) */
+    uint32_t l2_slices;          /* in all partitions together; a multiple of partitions */
+    uint32_t l2_sets_per_slice;  /* power of two */
+    uint32_t l2_ways;
+    cfg_set_index l2_set_index;
+    bool l2_ecc;                 /* partial-sector writes make L2 read the sector from DRAM */
+
+    /* [sim] */
+    bool cold_caches_per_kernel; /* empty L1 and L2 at each kernel start, as ncu --cache-control all */
+    cfg_cta_placement cta_placement;
+} cfg_gpu;
+
+/* Load path into *out. Returns 0, or -1 with "path:line: key: what was expected". */
+int cfg_load(const char *path, cfg_gpu *out, err_info *err);
+
+/* Check values and their consistency. Returns 0, or -1 naming the key. */
+int cfg_validate(const cfg_gpu *c, err_info *err);
+
+/* The keys, in table order, for dumping the effective config and for docs. */
+size_t cfg_key_count(void);
+const char *cfg_key_name(size_t i);   /* "section.key", e.g. "l1.sets" */
+const char *cfg_key_unit(size_t i);   /* "" when unitless */
+const char *cfg_key_help(size_t i);
+const char *cfg_key_default(size_t i); /* NULL when the key is required */
+/* The value of key i in c, formatted as the INI file would write it. */
+void cfg_key_value(const cfg_gpu *c, size_t i, char *buf, size_t n);
+
+/* Write the effective config as INI text, each line starting with prefix. */
+void cfg_dump(const cfg_gpu *c, FILE *f, const char *prefix);
+
+/* Derived geometry. */
+uint32_t cfg_l2_slices_per_partition(const cfg_gpu *c);
+
+#endif

@@ -1,0 +1,60 @@
+/* gpu.h - the functional memory model of one GPU: SMs with their L1s, shared
+ * memory, the L2 and DRAM, driven by a trace's records in capture order.
+ *
+ * Data flow: trace_mem -> (global/local) coalescer -> L1 tag and data stages
+ * -> L2 slices -> DRAM; (shared) -> bank/phase model. Every step adds to the
+ * counters of stats.def, per PC; the kernel's totals are the sum over PCs.
+ *
+ * Deterministic counts only; cycles are a later, separate timing layer.
+ * Two gpu objects never share state, so one process may model two GPUs. */
+#ifndef GMS_GPU_H
+#define GMS_GPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "err.h"
+#include "stats.h"
+#include "trace.h"
+
+typedef struct gpu gpu;
+
+/* c must have passed cfg_validate(); the gpu keeps a copy. */
+gpu *gpu_create(const cfg_gpu *c);
+void gpu_destroy(gpu *g);
+
+/* How a kernel was placed on the modelled GPU. */
+typedef struct gpu_kernel_info {
+    uint32_t ctas_per_sm;      /* resident CTAs per SM by threads, registers, shared memory */
+    uint32_t carveout_kib;     /* shared-memory carveout the driver would pick */
+    uint32_t l1_kib;           /* L1 data capacity left: unified - carveout */
+    bool trace_sms;            /* CTAs ran on the SMs the trace recorded (else round-robin) */
+} gpu_kernel_info;
+
+/* Start a kernel. trace_sm_count is the SM count of the GPU the trace came
+ * from (0 when unknown); recorded SM ids are used only when it equals the
+ * config's. Returns 0, or -1 when the kernel cannot run on this GPU (a CTA needs
+ * more threads, registers or shared memory than an SM has), with a message. */
+int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err_info *err);
+const gpu_kernel_info *gpu_kernel_info_get(const gpu *g);
+
+/* One record; it must have passed trace_mem_validate() for the current kernel. */
+void gpu_mem(gpu *g, const trace_mem *m);
+void gpu_barrier(gpu *g, const trace_barrier *b);
+
+/* End the kernel and put its totals in *out. */
+void gpu_kernel_end(gpu *g, stats *out);
+
+/* The kernel just ended, per PC, ascending; *n entries. Counters that no one
+ * instruction caused (none today) would be under GPU_PC_NONE. Valid until the
+ * next gpu_kernel_begin. */
+#define GPU_PC_NONE UINT32_MAX
+typedef struct gpu_pc_stats {
+    uint32_t pc;
+    uint64_t executions; /* warp-level executions of this PC */
+    stats s;
+} gpu_pc_stats;
+const gpu_pc_stats *gpu_pc_breakdown(const gpu *g, uint32_t *n);
+
+#endif
