@@ -39,10 +39,13 @@ ALL_LDFLAGS := $(LDFLAGS) $(SANFLAGS)
 MODEL_SRC := $(sort $(wildcard model/*.c))
 SIM_SRC   := $(sort $(wildcard sim/*.c))
 TEST_SRC  := $(sort $(wildcard tests/*.c))
+# the capture tool's CUDA-free half, unit-tested on the CPU
+CAPTURE_HOST_SRC := $(sort $(wildcard capture/host/*.c))
 
 MODEL_OBJ := $(MODEL_SRC:%.c=$(BUILD)/%.o)
 SIM_OBJ   := $(SIM_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ  := $(TEST_SRC:%.c=$(BUILD)/%.o)
+CAPTURE_HOST_OBJ := $(CAPTURE_HOST_SRC:%.c=$(BUILD)/%.o)
 # sim/ objects except main, so tests can drive the commands in-process
 SIM_LIB_OBJ := $(filter-out $(BUILD)/sim/main.o,$(SIM_OBJ))
 
@@ -68,10 +71,10 @@ $(BIN): $(SIM_OBJ) $(LIB)
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isim $(CHECK_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) -Isim -Icapture/host $(CHECK_CFLAGS) -c $< -o $@
 
-$(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
+$(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
 
 # ---- tests -------------------------------------------------------------------
 check: check-unit check-golden check-validate check-asan
@@ -113,4 +116,4 @@ fuzz:
 clean:
 	rm -rf build
 
--include $(MODEL_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(MODEL_OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(CAPTURE_HOST_OBJ:.o=.d)

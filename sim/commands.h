@@ -1,0 +1,15 @@
+/* commands.h - the subcommands of gpumemsim. Each takes the arguments after
+ * its own name (argv[0] is the subcommand name) and returns the exit code:
+ * 0 ok, 1 validation failed, 2 bad input or usage (docs/architecture.md). */
+#ifndef GMS_COMMANDS_H
+#define GMS_COMMANDS_H
+
+int cmd_run(int argc, char **argv);      /* gpumemsim run --config FILE TRACE... */
+int cmd_trace(int argc, char **argv);    /* gpumemsim trace info|dump|check|synth ... */
+int cmd_validate(int argc, char **argv); /* gpumemsim validate --config FILE CAPTURE... */
+int cmd_config(int argc, char **argv);   /* gpumemsim config check FILE | config doc */
+
+/* Print "gpumemsim: <msg>" on stderr; returns 2 for use as `return fail(...)`. */
+int cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,39 @@
+/* replay.h - read one trace and drive a gpu model with it, kernel by kernel.
+ * Shared by run, validate and (later) explain. */
+#ifndef GMS_REPLAY_H
+#define GMS_REPLAY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "err.h"
+#include "gpu.h"
+#include "stats.h"
+#include "trace.h"
+
+typedef struct replay_kernel_result {
+    const char *trace_path;
+    const trace_kernel *kernel;   /* valid during the callback only */
+    stats totals;                 /* the kernel's counters */
+    const gpu_pc_stats *pcs;      /* per PC, ascending; valid during the callback only */
+    uint32_t n_pcs;
+    gpu_kernel_info info;
+} replay_kernel_result;
+
+/* Called once per replayed kernel; return 0 to go on, -1 (with err set) to stop. */
+typedef int (*replay_fn)(void *ctx, const replay_kernel_result *r, err_info *err);
+
+typedef struct replay_options {
+    const char *kernel_regex;  /* POSIX extended regex on the demangled name (or mangled); NULL = all */
+    bool allow_incomplete;     /* read traces marked incomplete (a warning is printed) */
+    bool progress;             /* show progress on stderr when it is a terminal */
+} replay_options;
+
+/* Replay path on a fresh gpu built from cfg. Returns 0, or -1 with err set
+ * (bad trace, or the callback's error). Kernels not matching the regex are
+ * read and checked but not simulated. */
+int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt,
+                 replay_fn fn, void *ctx, err_info *err);
+
+#endif
