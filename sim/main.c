@@ -1,7 +1,80 @@
-/* main.c - placeholder entry until the commands land. */
+/* main.c - gpumemsim: dispatch to the subcommands.
+ *
+ * Exit codes (README.md): 0 ok, 1 validation failed, 2 bad input or usage. */
+#include <stdarg.h>
 #include <stdio.h>
-int main(void)
+#include <string.h>
+
+#include "commands.h"
+#include "version.h"
+
+static const char usage[] =
+    "usage: gpumemsim COMMAND [ARGS]\n"
+    "\n"
+    "Replay GPU memory traces through a model of a GPU's memory system and report\n"
+    "what Nsight Compute would count.\n"
+    "\n"
+    "commands:\n"
+    "  run --config FILE TRACE... [--kernel REGEX] [--format table|csv|json] [-o FILE]\n"
+    "                     simulate traces; counters per kernel launch and in total\n"
+    "  validate --config FILE CAPTURE...   compare predictions with Nsight Compute CSVs\n"
+    "  trace info|dump|check ...           inspect, convert and check traces\n"
+    "  config check|dump|doc ...           check and document GPU configs\n"
+    "  help [COMMAND]     this text, or a command's own help (COMMAND --help)\n"
+    "  version            print the version\n"
+    "\n"
+    "exit codes: 0 ok, 1 validation failed, 2 bad input or usage\n";
+
+int cmd_fail(const char *fmt, ...)
 {
-    fputs("gpumemsim: no commands yet\n", stderr);
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gpumemsim: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+    {"run", cmd_run},
+    {"validate", cmd_validate},
+    {"trace", cmd_trace},
+    {"config", cmd_config},
+};
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        if (argc > 2 && strcmp(name, "help") == 0) {
+            char help[] = "--help";
+            char *sub[] = {argv[2], help, NULL};
+            for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+                if (strcmp(commands[i].name, argv[2]) == 0)
+                    return commands[i].fn(2, sub);
+            return cmd_fail("help: unknown command '%s'", argv[2]);
+        }
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0) {
+        printf("gpumemsim %s (trace format %u)\n", GMS_VERSION, 1u);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "gpumemsim: unknown command '%s' (expected run, validate, trace, config, help or version)\n",
+            name);
     return 2;
 }

@@ -1,0 +1,144 @@
+/* replay.c - drive a gpu model with one trace, kernel by kernel.
+ *
+ * Kernels that the --kernel regex does not select are still read in full (so
+ * a damaged trace is reported whatever the filter) but not simulated. */
+#include "replay.h"
+
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct progress {
+    bool on;
+    uint64_t file_bytes;
+    double last_s;
+    const char *path;
+} progress;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void progress_show(progress *p, const trace_reader *r, const trace_kernel *k, uint64_t records)
+{
+    double t = now_s();
+    if (t - p->last_s < 0.25)
+        return;
+    p->last_s = t;
+    double pct = p->file_bytes ? 100.0 * (double)trace_reader_bytes(r) / (double)p->file_bytes : 0.0;
+    fprintf(stderr, "\r\033[Kgpumemsim: %s: kernel %u %.40s: %.1f M records, %.0f%%", p->path,
+            k ? k->launch : 0, k ? k->demangled : "", (double)records / 1e6, pct > 100 ? 100 : pct);
+    fflush(stderr);
+}
+
+static void progress_done(progress *p)
+{
+    if (p->on && p->last_s > 0)
+        fputs("\r\033[K", stderr);
+}
+
+/* The SM count of the GPU the trace was captured on, 0 when not recorded. */
+static uint32_t trace_sm_count(const trace_reader *r)
+{
+    const char *v = trace_meta_get(trace_reader_meta(r), "sm_count");
+    if (!v)
+        return 0;
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    return (*end == '\0' && n > 0 && n < 100000) ? (uint32_t)n : 0;
+}
+
+int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt,
+                 replay_fn fn, void *ctx, err_info *err)
+{
+    regex_t re;
+    bool have_re = opt && opt->kernel_regex;
+    if (have_re) {
+        int rc = regcomp(&re, opt->kernel_regex, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char buf[256];
+            regerror(rc, &re, buf, sizeof buf);
+            err_set(err, "--kernel '%s': not a valid regular expression: %s", opt->kernel_regex, buf);
+            return -1;
+        }
+    }
+    trace_reader_options ropt = {.allow_incomplete = opt && opt->allow_incomplete};
+    trace_reader *r = trace_reader_open(path, &ropt, err);
+    if (!r) {
+        if (have_re)
+            regfree(&re);
+        return -1;
+    }
+    progress prog = {.on = opt && opt->progress && isatty(STDERR_FILENO), .path = path};
+    struct stat st;
+    if (prog.on && stat(path, &st) == 0)
+        prog.file_bytes = (uint64_t)st.st_size;
+
+    gpu *g = gpu_create(cfg);
+    uint32_t sm_count = trace_sm_count(r);
+    bool simulating = false;
+    uint64_t records = 0;
+    int rc = 0;
+    trace_event ev;
+    for (;;) {
+        int got = trace_reader_next(r, &ev, err);
+        if (got < 0) {
+            rc = -1;
+            break;
+        }
+        if (got == 0)
+            break;
+        switch (ev.type) {
+        case TRACE_EV_KERNEL:
+            simulating = !have_re || regexec(&re, ev.kernel->demangled, 0, NULL, 0) == 0 ||
+                         regexec(&re, ev.kernel->name, 0, NULL, 0) == 0;
+            if (simulating && gpu_kernel_begin(g, ev.kernel, sm_count, err) != 0) {
+                err_prefix(err, "%s: kernel %u (%s)", path, ev.kernel->launch, ev.kernel->demangled);
+                rc = -1;
+            }
+            break;
+        case TRACE_EV_MEM:
+            if (simulating)
+                gpu_mem(g, &ev.mem);
+            if ((++records & 0xffff) == 0 && prog.on)
+                progress_show(&prog, r, ev.kernel, records);
+            break;
+        case TRACE_EV_BARRIER:
+            if (simulating)
+                gpu_barrier(g, &ev.barrier);
+            break;
+        case TRACE_EV_KERNEL_END:
+            if (simulating) {
+                replay_kernel_result res = {.trace_path = path, .kernel = ev.kernel};
+                gpu_kernel_end(g, &res.totals);
+                res.pcs = gpu_pc_breakdown(g, &res.n_pcs);
+                res.info = *gpu_kernel_info_get(g);
+                if (fn && fn(ctx, &res, err) != 0)
+                    rc = -1;
+            }
+            simulating = false;
+            break;
+        case TRACE_EV_COUNT:
+            break;
+        }
+        if (rc != 0)
+            break;
+    }
+    progress_done(&prog);
+    const char *reason = NULL;
+    if (rc == 0 && trace_reader_incomplete(r, &reason))
+        fprintf(stderr, "gpumemsim: warning: %s: the capture is marked incomplete (%s); its counts are partial\n",
+                path, reason ? reason : "no reason recorded");
+    gpu_destroy(g);
+    trace_reader_close(r);
+    if (have_re)
+        regfree(&re);
+    return rc;
+}

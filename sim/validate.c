@@ -1,0 +1,137 @@
+/* validate.c - tolerances and the comparison of one metric. */
+#include "validate.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct tolerance_rule {
+    const char *prefix; /* metric names starting with this (ncu names, with rollup) */
+    validate_tolerance tol;
+} tolerance_rule;
+
+/* First match wins, so specific names come before the prefixes that cover them. */
+static const tolerance_rule rules[] = {
+    /* counts determined by the address stream alone: exact */
+    {"smsp__inst_executed_op_", {VALIDATE_EXACT, 0}},
+    {"smsp__sass_inst_executed_op_", {VALIDATE_EXACT, 0}},
+    {"smsp__sass_data_bytes_mem_", {VALIDATE_EXACT, 0}},
+    {"l1tex__t_requests_pipe_lsu_mem_", {VALIDATE_EXACT, 0}},
+    /* hits depend on L1 capacity, replacement and the interleaving of warps */
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit", {VALIDATE_RELATIVE, 0.02}},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss", {VALIDATE_INFO, 0}},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup", {VALIDATE_INFO, 0}},
+    {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup", {VALIDATE_INFO, 0}},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts", {VALIDATE_INFO, 0}},
+    {"l1tex__t_sectors_pipe_lsu_mem_", {VALIDATE_EXACT, 0}},
+    {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_", {VALIDATE_EXACT, 0}},
+    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_", {VALIDATE_EXACT, 0}},
+    {"lts__t_sectors_srcunit_tex_op_read.sum", {VALIDATE_RELATIVE, 0.02}},
+    {"lts__t_sectors_srcunit_tex_op_write.sum", {VALIDATE_RELATIVE, 0.02}},
+    {"dram__sectors_read.sum", {VALIDATE_RELATIVE, 0.05}},
+    {"dram__sectors_write.sum", {VALIDATE_RELATIVE, 0.05}},
+    /* ratios of exact counts, as ncu prints them (rounded) */
+    {"smsp__sass_average_data_bytes_per_sector_mem_global_op_", {VALIDATE_RELATIVE, 0.001}},
+};
+
+validate_tolerance validate_tolerance_of(const char *metric)
+{
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (strncmp(metric, rules[i].prefix, strlen(rules[i].prefix)) == 0)
+            return rules[i].tol;
+    return (validate_tolerance){VALIDATE_INFO, 0};
+}
+
+void validate_tolerance_text(validate_tolerance t, char *buf, size_t n)
+{
+    switch (t.kind) {
+    case VALIDATE_EXACT:
+        snprintf(buf, n, "exact");
+        break;
+    case VALIDATE_RELATIVE:
+        snprintf(buf, n, "%g%%", t.relative * 100.0);
+        break;
+    default:
+        snprintf(buf, n, "info");
+        break;
+    }
+}
+
+void validate_compare(double measured, double predicted, validate_tolerance tol, validate_row *out)
+{
+    out->measured = measured;
+    out->predicted = predicted;
+    out->abs_err = predicted - measured;
+    if (measured != 0)
+        out->rel_err = out->abs_err / measured;
+    else
+        out->rel_err = predicted == 0 ? 0.0 : (predicted > 0 ? INFINITY : -INFINITY);
+    out->tol = tol;
+    switch (tol.kind) {
+    case VALIDATE_EXACT:
+        out->pass = predicted == measured;
+        break;
+    case VALIDATE_RELATIVE:
+        out->pass = fabs(out->abs_err) <= tol.relative * fabs(measured);
+        break;
+    default:
+        out->pass = true;
+        break;
+    }
+}
+
+int validate_predicted(const char *metric, const stats *s, double *out)
+{
+    stat_id id = stat_find(metric);
+    if (id != STAT_COUNT) {
+        *out = (double)s->v[id];
+        return 0;
+    }
+    for (int i = 0; i < STAT_RATIO_COUNT; i++)
+        if (strcmp(stat_ratios[i].name, metric) == 0)
+            return stat_ratio_value(&stat_ratios[i], s, out);
+    return -1;
+}
+
+void validate_base_name(const char *signature, char *buf, size_t n)
+{
+    /* the name ends where the parameter list starts (outside template brackets) */
+    const char *end = signature + strlen(signature);
+    int depth = 0;
+    for (const char *p = signature; *p; p++) {
+        if (*p == '<')
+            depth++;
+        else if (*p == '>' && depth > 0)
+            depth--;
+        else if (*p == '(' && depth == 0) {
+            end = p;
+            break;
+        }
+    }
+    /* drop template arguments at the end of the name */
+    const char *name_end = end;
+    if (name_end > signature && name_end[-1] == '>') {
+        int d = 0;
+        for (const char *p = name_end - 1; p >= signature; p--) {
+            if (*p == '>')
+                d++;
+            else if (*p == '<' && --d == 0) {
+                name_end = p;
+                break;
+            }
+        }
+    }
+    /* the name starts after the last space or "::" before it (return type, namespaces) */
+    const char *start = signature;
+    for (const char *p = signature; p < name_end; p++)
+        if (*p == ' ' || (*p == ':' && p + 1 < name_end && p[1] == ':'))
+            start = p + 1 + (*p == ':');
+    while (start < name_end && isspace((unsigned char)*start))
+        start++;
+    size_t len = (size_t)(name_end - start);
+    if (len >= n)
+        len = n - 1;
+    memcpy(buf, start, len);
+    buf[len] = '\0';
+}

@@ -1,0 +1,58 @@
+/* validate.h - compare predicted counters with Nsight Compute's, metric by
+ * metric, against per-metric tolerances.
+ *
+ * The tolerance of each metric is one table (validate.c); the targets come
+ * from the validation issue: exact for instruction counts, requests, L1 sector
+ * lookups and shared-memory wavefronts and conflicts; 2% for L1 hit sectors
+ * and L2 read and write sectors; 5% for DRAM sectors. Metrics the model
+ * predicts but that have no target are reported as "info". */
+#ifndef GMS_VALIDATE_H
+#define GMS_VALIDATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+typedef enum validate_tolerance_kind {
+    VALIDATE_EXACT,    /* predicted must equal measured */
+    VALIDATE_RELATIVE, /* |predicted - measured| <= tolerance * measured */
+    VALIDATE_INFO,     /* compared and shown, never fails */
+    VALIDATE_TOLERANCE_KIND_COUNT
+} validate_tolerance_kind;
+
+typedef struct validate_tolerance {
+    validate_tolerance_kind kind;
+    double relative; /* VALIDATE_RELATIVE: e.g. 0.02 */
+} validate_tolerance;
+
+/* The tolerance for a metric name as ncu prints it. */
+validate_tolerance validate_tolerance_of(const char *metric);
+/* "exact", "2%", "info" */
+void validate_tolerance_text(validate_tolerance t, char *buf, size_t n);
+
+typedef struct validate_row {
+    double measured;
+    double predicted;
+    double abs_err;   /* predicted - measured */
+    double rel_err;   /* abs_err / measured; 0 when both are 0; +-INFINITY when only measured is 0 */
+    validate_tolerance tol;
+    bool pass;        /* always true for VALIDATE_INFO */
+} validate_row;
+
+/* Fill a row for one metric value pair. */
+void validate_compare(double measured, double predicted, validate_tolerance tol, validate_row *out);
+
+/* The predicted value of an ncu metric name from a kernel's counters: a
+ * counter of stats.def or one of the ratio metrics. Returns 0 and sets *out,
+ * -1 when the model does not predict that metric (or a ratio is undefined). */
+int validate_predicted(const char *metric, const stats *s, double *out);
+
+/* The function name of a kernel signature, without return type, template
+ * arguments and parameters: "void foo<int>(int *)" -> "foo",
+ * "readOffset(float*, float*, float*, int, int)" -> "readOffset". Used to check
+ * that a trace launch and an ncu launch are the same kernel, since the two
+ * tools print signatures differently. */
+void validate_base_name(const char *signature, char *buf, size_t n);
+
+#endif
