@@ -91,7 +91,9 @@ typedef struct cfg_gpu {
     cfg_cta_placement cta_placement;
 } cfg_gpu;
 
-/* Load path into *out. Returns 0, or -1 with "path:line: key: what was expected". */
+/* Load path into *out (keys left out take their defaults) and validate it.
+ * Returns 0, or -1 with "path:line: [section] key: what was expected, got
+ * what"; *out is written only on success. */
 int cfg_load(const char *path, cfg_gpu *out, err_info *err);
 
 /* Check values and their consistency. Returns 0, or -1 naming the key. */
@@ -103,6 +105,10 @@ const char *cfg_key_name(size_t i);   /* "section.key", e.g. "l1.sets" */
 const char *cfg_key_unit(size_t i);   /* "" when unitless */
 const char *cfg_key_help(size_t i);
 const char *cfg_key_default(size_t i); /* NULL when the key is required */
+const char *cfg_key_type(size_t i);   /* "uint", "uint64", "bool", "enum", "string", "X.Y", "list of uint" */
+/* The values key i accepts, as text: "1..1024", "32", "linear|xor", "true|false",
+ * "1..16 values, each 0..1024", "1..127 characters", "1.0..99.9". */
+void cfg_key_bounds(size_t i, char *buf, size_t n);
 /* The value of key i in c, formatted as the INI file would write it. */
 void cfg_key_value(const cfg_gpu *c, size_t i, char *buf, size_t n);
 
