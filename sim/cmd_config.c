@@ -7,7 +7,6 @@
  *   gpumemsim config doc             Markdown table of every key
  *
  * Exit codes: 0 ok, 2 a bad config or bad usage (one line on stderr each). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,22 +19,9 @@ static const char config_usage[] =
     "       gpumemsim config dump FILE       print the effective config (defaults included)\n"
     "       gpumemsim config doc             print the key reference (Markdown)\n";
 
-/* "gpumemsim: <msg>" on stderr; returns 2 (the same contract as cmd_fail). */
-static int config_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int config_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("gpumemsim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 2;
-}
-
 static int usage_fail(const char *why)
 {
-    config_fail("config: %s", why);
+    cmd_fail("config: %s", why);
     fputs(config_usage, stderr);
     return 2;
 }
@@ -44,7 +30,7 @@ static int usage_fail(const char *why)
 static int finish_output(int rc)
 {
     if (fflush(stdout) != 0 || ferror(stdout))
-        return config_fail("config: cannot write the standard output");
+        return cmd_fail("config: cannot write the standard output");
     return rc;
 }
 
@@ -58,7 +44,7 @@ static int config_check(int argc, char **argv)
         err_info err;
         err_clear(&err);
         if (cfg_load(argv[i], &c, &err) != 0)
-            rc = config_fail("%s", err.msg);
+            rc = cmd_fail("%s", err.msg);
         else
             printf("%s: ok\n", argv[i]);
     }
@@ -73,7 +59,7 @@ static int config_dump(int argc, char **argv)
     err_info err;
     err_clear(&err);
     if (cfg_load(argv[0], &c, &err) != 0)
-        return config_fail("%s", err.msg);
+        return cmd_fail("%s", err.msg);
     printf("; effective config of %s (\"; default\": the key's default value)\n", argv[0]);
     cfg_dump(&c, stdout, "");
     return finish_output(0);
