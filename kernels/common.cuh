@@ -1,0 +1,148 @@
+/* common.cuh - helpers shared by the kernel suite: CUDA error checks, strict
+ * argument parsing, host-side verification.
+ *
+ * Every program of the suite runs one experiment (chosen by its arguments),
+ * launches each kernel once (no warm-up launch: a second launch would double
+ * the trace and the ncu rows), checks the result on the host against a CPU
+ * reference, and prints one line on stderr. Nothing goes to stdout, because
+ * ncu --csv writes its CSV there.
+ *
+ * Exit codes: 0 the result matched, 1 it did not (the first mismatches are
+ * printed), 2 bad command line, 3 a CUDA call failed. */
+#ifndef GMS_KERNELS_COMMON_CUH
+#define GMS_KERNELS_COMMON_CUH
+
+#include <cuda_runtime.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXIT_MISMATCH 1
+#define EXIT_USAGE 2
+#define EXIT_CUDA 3
+
+/* Check a CUDA runtime call; on failure name the call, where, and the error. */
+#define CHECK(call)                                                              \
+    do {                                                                         \
+        cudaError_t check_err_ = (call);                                         \
+        if (check_err_ != cudaSuccess) {                                         \
+            fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__,   \
+                    #call, cudaGetErrorName(check_err_),                         \
+                    cudaGetErrorString(check_err_));                             \
+            exit(EXIT_CUDA);                                                     \
+        }                                                                        \
+    } while (0)
+
+/* After a launch: the launch itself (bad configuration), then its execution. */
+#define CHECK_LAUNCH()                        \
+    do {                                      \
+        CHECK(cudaGetLastError());            \
+        CHECK(cudaDeviceSynchronize());       \
+    } while (0)
+
+static const char *g_prog = "kernel";
+
+/* Print "PROG: message" and the usage line, exit EXIT_USAGE. */
+__attribute__((format(printf, 2, 3))) static inline void usage_fail(const char *usage,
+                                                                  const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", g_prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nusage: %s %s\n", g_prog, usage);
+    exit(EXIT_USAGE);
+}
+
+/* Parse a whole decimal integer in [lo, hi]; anything else is a usage error. */
+static inline long parse_long(const char *s, const char *what, long lo, long hi, const char *usage)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0') {
+        fprintf(stderr, "%s: %s: '%s' is not an integer\nusage: %s %s\n", g_prog, what, s,
+                g_prog, usage);
+        exit(EXIT_USAGE);
+    }
+    if (v < lo || v > hi) {
+        fprintf(stderr, "%s: %s: %ld is outside [%ld, %ld]\nusage: %s %s\n", g_prog, what, v,
+                lo, hi, g_prog, usage);
+        exit(EXIT_USAGE);
+    }
+    return v;
+}
+
+
+/* Pick the device and say which one ran the experiment. */
+static inline void setup_device(void)
+{
+    int dev = 0;
+    cudaDeviceProp prop;
+    CHECK(cudaSetDevice(dev));
+    CHECK(cudaGetDeviceProperties(&prop, dev));
+    fprintf(stderr, "%s: device %d: %s (sm_%d%d, %d SMs)\n", g_prog, dev, prop.name, prop.major,
+            prop.minor, prop.multiProcessorCount);
+}
+
+/* Host and device buffers, allocated and freed with checks. */
+static inline void *host_alloc(size_t bytes)
+{
+    void *p = malloc(bytes == 0 ? 1 : bytes);
+    if (p == NULL) {
+        fprintf(stderr, "%s: out of host memory (%zu bytes)\n", g_prog, bytes);
+        exit(EXIT_CUDA);
+    }
+    return p;
+}
+
+template <typename T> static T *dev_alloc(size_t count)
+{
+    T *p = NULL;
+    CHECK(cudaMalloc((void **)&p, count * sizeof(T)));
+    return p;
+}
+
+/* Small integers as floats: every sum and product the kernels form of these
+ * is exact in float, so results can be compared for equality. */
+static inline float small_value(size_t i) { return (float)((i * 7u + 3u) % 61u) - 30.0f; }
+
+/* Compare got against want with a relative tolerance (0 = exact); print the
+ * first few mismatches and return how many there were. */
+static inline size_t count_mismatches(const char *what, const float *got, const float *want, size_t n,
+                               float rtol)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+        float g = got[i], w = want[i];
+        float tol = rtol * fmaxf(1.0f, fabsf(w));
+        int ok = rtol == 0.0f ? g == w : fabsf(g - w) <= tol;
+        if (!ok) {
+            if (bad < 5)
+                fprintf(stderr, "%s: %s[%zu] = %.9g, expected %.9g\n", g_prog, what, i, g, w);
+            ++bad;
+        }
+    }
+    if (bad > 5)
+        fprintf(stderr, "%s: ... %zu mismatches in %s out of %zu\n", g_prog, bad, what, n);
+    return bad;
+}
+
+/* Final report: one line, exit code 0 or EXIT_MISMATCH. */
+static inline int finish(const char *experiment, size_t mismatches)
+{
+    if (mismatches != 0) {
+        fprintf(stderr, "%s: %s: FAILED (%zu mismatches)\n", g_prog, experiment, mismatches);
+        return EXIT_MISMATCH;
+    }
+    fprintf(stderr, "%s: %s: PASSED\n", g_prog, experiment);
+    return 0;
+}
+
+#endif

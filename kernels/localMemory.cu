@@ -1,0 +1,136 @@
+/* localMemory.cu - local memory (seed 003, 4.1.2.2: arrays indexed with
+ * values unknown at compile time, and variables that do not fit in the
+ * registers, live in local memory, cached in L1 and L2).
+ *
+ *   localArray     a per-thread float[16] filled with computed values and read
+ *                  back at 4 data-dependent indices: STL/LDL (64-byte stack frame)
+ *   registerSpill  48 live 32-bit values under __maxnreg__(32): ptxas spills
+ *                  (spill stores and loads, STL/LDL)
+ *
+ * Local memory is interleaved per thread: a warp's accesses to the same local
+ * word are consecutive 4-byte words, so these accesses are coalesced.
+ *
+ * usage: localMemory array|spill [N]   (threads, a multiple of 128; default 2^18
+ *        for array, 264 x 128 = 33,792 for spill, whose per-thread traffic is larger) */
+#include "common.cuh"
+
+#define BLOCK 128
+#define LOCAL_N 16
+#define NLIVE 48
+#define ROUNDS 1 /* the loop runs once; the compiler does not know that */
+
+static const char *USAGE = "array|spill [N]";
+
+__global__ void localArray(const float *in, const int *sel, float *out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+
+    float buf[LOCAL_N];
+    float x = in[i];
+#pragma unroll
+    for (int j = 0; j < LOCAL_N; ++j) buf[j] = x * (float)(j + 1);
+    int s = sel[i];
+    float acc = 0.0f;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) acc += buf[(s + 5 * r) & (LOCAL_N - 1)];
+    out[i] = acc;
+}
+
+/* Keeps NLIVE values live across a loop whose trip count the compiler does
+ * not know, with only 32 registers: it has to spill. Unsigned arithmetic
+ * wraps identically on the host. */
+__global__ void __maxnreg__(32) registerSpill(const unsigned int *in, unsigned int *out, int n,
+                                              int rounds)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+
+    unsigned int v[NLIVE];
+    unsigned int x = in[i];
+#pragma unroll
+    for (int k = 0; k < NLIVE; ++k) v[k] = x * (2u * k + 1u) + k;
+    for (int r = 0; r < rounds; ++r) {
+#pragma unroll
+        for (int k = 0; k < NLIVE; ++k) v[k] = v[k] * 3u + (v[(k + 7) % NLIVE] ^ (unsigned int)r);
+    }
+    unsigned int h = 0;
+#pragma unroll
+    for (int k = 0; k < NLIVE; ++k) h = h * 31u + v[k];
+    out[i] = h;
+}
+
+static unsigned int spill_reference(unsigned int x, int rounds)
+{
+    unsigned int v[NLIVE];
+    for (int k = 0; k < NLIVE; ++k) v[k] = x * (2u * k + 1u) + k;
+    for (int r = 0; r < rounds; ++r)
+        for (int k = 0; k < NLIVE; ++k) v[k] = v[k] * 3u + (v[(k + 7) % NLIVE] ^ (unsigned int)r);
+    unsigned int h = 0;
+    for (int k = 0; k < NLIVE; ++k) h = h * 31u + v[k];
+    return h;
+}
+
+int main(int argc, char **argv)
+{
+    g_prog = "localMemory";
+    if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
+    int spill = strcmp(argv[1], "spill") == 0;
+    if (!spill && strcmp(argv[1], "array") != 0) usage_fail(USAGE, "unknown mode '%s'", argv[1]);
+    int n = spill ? 264 * BLOCK : 1 << 18;
+    if (argc > 2) n = (int)parse_long(argv[2], "N", BLOCK, 1 << 24, USAGE);
+    if (n % BLOCK != 0) usage_fail(USAGE, "N must be a multiple of %d", BLOCK);
+    setup_device();
+
+    dim3 blk(BLOCK), grid(n / BLOCK);
+    size_t bad = 0;
+    char what[96];
+    if (!spill) {
+        float *hin = (float *)host_alloc(n * sizeof(float)), *hout = (float *)host_alloc(n * sizeof(float));
+        float *want = (float *)host_alloc(n * sizeof(float));
+        int *hsel = (int *)host_alloc(n * sizeof(int));
+        for (int i = 0; i < n; ++i) {
+            hin[i] = small_value(i);
+            hsel[i] = (int)((i * 2654435761u) >> 20);
+            float acc = 0.0f;
+            for (int r = 0; r < 4; ++r) acc += hin[i] * (float)(((hsel[i] + 5 * r) & (LOCAL_N - 1)) + 1);
+            want[i] = acc;
+        }
+        float *din = dev_alloc<float>(n), *dout = dev_alloc<float>(n);
+        int *dsel = dev_alloc<int>(n);
+        CHECK(cudaMemcpy(din, hin, n * sizeof(float), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(dsel, hsel, n * sizeof(int), cudaMemcpyHostToDevice));
+        CHECK(cudaMemset(dout, 0, n * sizeof(float)));
+        localArray<<<grid, blk>>>(din, dsel, dout, n);
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(hout, dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+        bad = count_mismatches("out", hout, want, n, 0.0f);
+        snprintf(what, sizeof what, "localArray<<<%u, %u>>> n %d", grid.x, blk.x, n);
+        CHECK(cudaFree(din));
+        CHECK(cudaFree(dsel));
+        CHECK(cudaFree(dout));
+        free(hin); free(hout); free(want); free(hsel);
+    } else {
+        unsigned int *hin = (unsigned int *)host_alloc(n * sizeof(unsigned int));
+        unsigned int *hout = (unsigned int *)host_alloc(n * sizeof(unsigned int));
+        for (int i = 0; i < n; ++i) hin[i] = (unsigned int)i * 2654435761u;
+        unsigned int *din = dev_alloc<unsigned int>(n), *dout = dev_alloc<unsigned int>(n);
+        CHECK(cudaMemcpy(din, hin, n * sizeof(unsigned int), cudaMemcpyHostToDevice));
+        CHECK(cudaMemset(dout, 0, n * sizeof(unsigned int)));
+        registerSpill<<<grid, blk>>>(din, dout, n, ROUNDS);
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(hout, dout, n * sizeof(unsigned int), cudaMemcpyDeviceToHost));
+        for (int i = 0; i < n; ++i) {
+            unsigned int want = spill_reference(hin[i], ROUNDS);
+            if (hout[i] != want) {
+                if (bad < 5) fprintf(stderr, "localMemory: out[%d] = %u, expected %u\n", i, hout[i], want);
+                ++bad;
+            }
+        }
+        snprintf(what, sizeof what, "registerSpill<<<%u, %u>>> n %d rounds %d", grid.x, blk.x, n, ROUNDS);
+        CHECK(cudaFree(din));
+        CHECK(cudaFree(dout));
+        free(hin); free(hout);
+    }
+    return finish(what, bad);
+}
