@@ -83,6 +83,20 @@ void validate_compare(double measured, double predicted, validate_tolerance tol,
 
 int validate_predicted(const char *metric, const stats *s, double *out)
 {
+    /* A trace holds only instructions with at least one lane predicated on,
+     * which is what ncu's "_pred_on_any" instruction counts count. */
+    static const char pred_on[] = "_pred_on_any";
+    const char *p = strstr(metric, pred_on);
+    if (p && strncmp(metric, "smsp__inst_executed_op_", 23) == 0) {
+        char plain[256];
+        snprintf(plain, sizeof plain, "%.*s%s", (int)(p - metric), metric, p + sizeof pred_on - 1);
+        metric = plain;
+        stat_id id = stat_find(plain);
+        if (id == STAT_COUNT)
+            return -1;
+        *out = (double)s->v[id];
+        return 0;
+    }
     stat_id id = stat_find(metric);
     if (id != STAT_COUNT) {
         *out = (double)s->v[id];
