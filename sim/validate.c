@@ -90,7 +90,6 @@ int validate_predicted(const char *metric, const stats *s, double *out)
     if (p && strncmp(metric, "smsp__inst_executed_op_", 23) == 0) {
         char plain[256];
         snprintf(plain, sizeof plain, "%.*s%s", (int)(p - metric), metric, p + sizeof pred_on - 1);
-        metric = plain;
         stat_id id = stat_find(plain);
         if (id == STAT_COUNT)
             return -1;
