@@ -15,6 +15,12 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 BUILD   ?= build
 PKG_CONFIG ?= pkg-config
+# V=1 shows the full commands
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 
 WARNINGS := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wformat=2 -Wundef -Wcast-align -Wwrite-strings -Wvla -Wpointer-arith \
@@ -59,22 +65,27 @@ all: $(BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(LIB): $(MODEL_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	$(AR) rcs $@ $^
+	@rm -f $@
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)$(AR) rcs $@ $^
 
 $(BIN): $(SIM_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) $(SIM_OBJ) $(LIB) $(DEPS_LIBS) -lm -o $@
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) $(SIM_OBJ) $(LIB) $(DEPS_LIBS) -lm -o $@
 
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Isim -Icapture/host $(CHECK_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -Isim -Icapture/host $(CHECK_CFLAGS) -c $< -o $@
 
 $(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
 
 # ---- tests -------------------------------------------------------------------
 check: check-unit check-golden check-validate check-asan

@@ -8,6 +8,7 @@
  * counts launches the same way) and the pair must name the same function. */
 #include <dirent.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,10 +77,14 @@ typedef struct validator {
     uint32_t n_notes, cap_notes;
 } validator;
 
-static void add_note(validator *v, const char *fmt, const char *a, const char *b, unsigned u)
+static void add_note(validator *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(validator *v, const char *fmt, ...)
 {
     char buf[1024];
-    snprintf(buf, sizeof buf, fmt, a, b, u);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
     if (v->n_notes == v->cap_notes) {
         v->cap_notes = v->cap_notes ? 2 * v->cap_notes : 16;
         v->notes = xrealloc(v->notes, v->cap_notes * sizeof *v->notes);
@@ -281,7 +286,7 @@ static int validate_capture(validator *v, const char *trace, err_info *err)
             if (rep.launches[j].id == p->launch)
                 l = &rep.launches[j];
         if (!l) {
-            add_note(v, "%s: launch %u (%s) was not profiled by ncu", trace, p->demangled, p->launch);
+            add_note(v, "%s: launch %u (%s) was not profiled by ncu", trace, p->launch, p->demangled);
             continue;
         }
         char a[256], b[256];
@@ -300,10 +305,10 @@ static int validate_capture(validator *v, const char *trace, err_info *err)
         for (uint32_t i = 0; i < pl.n && !found; i++)
             found = pl.v[i].launch == rep.launches[j].id;
         if (!found && !v->ropt.kernel_regex)
-            add_note(v, "%s: ncu launch %u (%s) is not in the trace", csv, rep.launches[j].kernel, rep.launches[j].id);
+            add_note(v, "%s: ncu launch %u (%s) is not in the trace", csv, rep.launches[j].id, rep.launches[j].kernel);
     }
     for (uint32_t k = 0; k < rep.n_notes; k++)
-        add_note(v, "%s%s", rep.notes[k], "", 0);
+        add_note(v, "%s", rep.notes[k]);
     predicted_free(&pl);
     ncu_report_free(&rep);
     free(csv);
