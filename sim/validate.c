@@ -66,7 +66,7 @@ void validate_compare(double measured, double predicted, validate_tolerance tol,
     if (measured != 0)
         out->rel_err = out->abs_err / measured;
     else
-        out->rel_err = predicted == 0 ? 0.0 : (predicted > 0 ? INFINITY : -INFINITY);
+        out->rel_err = predicted == 0 ? 0.0 : (predicted > 0 ? (double)INFINITY : -(double)INFINITY);
     out->tol = tol;
     switch (tol.kind) {
     case VALIDATE_EXACT:

@@ -10,6 +10,7 @@
 #define GMS_VALIDATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stats.h"
