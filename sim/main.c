@@ -1,7 +1,6 @@
 /* main.c - gpumemsim: dispatch to the subcommands.
  *
  * Exit codes (README.md): 0 ok, 1 validation failed, 2 bad input or usage. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,17 +23,6 @@ static const char usage[] =
     "  version            print the version\n"
     "\n"
     "exit codes: 0 ok, 1 validation failed, 2 bad input or usage\n";
-
-int cmd_fail(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("gpumemsim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    return 2;
-}
 
 typedef struct command {
     const char *name;
