@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const trace_enc_ops *enc(const trace_writer *w)
 {
@@ -98,8 +99,12 @@ trace_writer *trace_writer_open(const char *path, trace_format fmt, int zstd_lev
                                                zstd_level, meta, err);
     if (!w) {
         if (!is_stdout) {
+            /* drop what was created, but never a device such as /dev/null */
+            struct stat st;
+            bool regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
             fclose(f);
-            remove(path);
+            if (regular)
+                remove(path);
         }
         return NULL;
     }

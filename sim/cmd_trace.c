@@ -245,6 +245,15 @@ static bool same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
+/* A failed dump removes its output, if that is a regular file (-o /dev/null
+ * must survive a failed dump). */
+static void remove_output(const char *out)
+{
+    struct stat st;
+    if (out && strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
+        remove(out);
+}
+
 static int dump(const char *in, const char *out, bool binary, const trace_reader_options *opt)
 {
     err_info err;
@@ -293,8 +302,7 @@ static int dump(const char *in, const char *out, bool binary, const trace_reader
         /* mark what was written as incomplete, then drop it if it is a file */
         err_info ignored;
         trace_writer_close(w, false, "gpumemsim trace dump stopped on an error", &ignored);
-        if (out && strcmp(out, "-") != 0)
-            remove(out);
+        remove_output(out);
         trace_reader_close(r);
         return cmd_fail("%s", err.msg);
     }
@@ -303,8 +311,7 @@ static int dump(const char *in, const char *out, bool binary, const trace_reader
     rc = trace_writer_close(w, !incomplete, reason, &err);
     trace_reader_close(r);
     if (rc < 0) {
-        if (out && strcmp(out, "-") != 0)
-            remove(out);
+        remove_output(out);
         return cmd_fail("%s", err.msg);
     }
     return 0;
