@@ -153,8 +153,11 @@ bool trace_mem_fit_stride(const trace_mem *m, uint64_t *base, uint64_t *stride);
 /* Fill m->addr from base and stride over m->active_mask (inactive lanes 0). */
 void trace_mem_expand_stride(trace_mem *m, uint64_t base, uint64_t stride);
 
-/* Prefix err with the location: "PATH: record N: " (binary) or "PATH:N: " (text). */
+/* Prefix err with the location: "PATH: record N: " (binary) or "PATH:N: " (text),
+ * and make it one line. */
 void trace_err_at(err_info *err, trace_format fmt, const char *path, uint64_t loc);
+/* Escape control bytes (\n, \t, \xHH) so that the message is one line. */
+void trace_err_one_line(err_info *err);
 
 /* ---- the forms' decoders and encoders ---------------------------------- */
 

@@ -15,12 +15,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+void trace_err_one_line(err_info *err)
+{
+    if (!err)
+        return;
+    /* messages quote names, keys and fields from the trace: escape control
+     * bytes so that a message stays one line */
+    char out[ERR_MSG_BYTES];
+    size_t o = 0;
+    for (const unsigned char *s = (const unsigned char *)err->msg; *s && o + 5 < sizeof out; s++) {
+        if (*s == '\n') {
+            out[o++] = '\\';
+            out[o++] = 'n';
+        } else if (*s == '\t') {
+            out[o++] = '\\';
+            out[o++] = 't';
+        } else if (*s < 0x20 || *s == 0x7f) {
+            snprintf(out + o, 5, "\\x%02x", *s);
+            o += 4;
+        } else {
+            out[o++] = (char)*s;
+        }
+    }
+    out[o] = '\0';
+    memcpy(err->msg, out, o + 1);
+}
+
 void trace_err_at(err_info *err, trace_format fmt, const char *path, uint64_t loc)
 {
     if (fmt == TRACE_FORMAT_BINARY)
         err_prefix(err, "%s: record %" PRIu64, path, loc);
     else
         err_prefix(err, "%s:%" PRIu64, path, loc);
+    trace_err_one_line(err);
 }
 
 /* The current record is wrong: prefix the validation message with its place. */
@@ -47,6 +74,7 @@ static int fail_here(trace_reader *r, err_info *err, const char *fmt, ...)
 static int sticky(trace_reader *r, err_info *err, int rc)
 {
     if (rc < 0) {
+        trace_err_one_line(err);
         r->failed = true;
         if (err)
             memcpy(r->failed_msg, err->msg, sizeof r->failed_msg);
@@ -345,6 +373,7 @@ trace_reader *trace_reader_open(const char *path, const trace_reader_options *op
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        trace_err_one_line(err);
         return NULL;
     }
     trace_reader *r = xcalloc(1, sizeof *r);
@@ -403,6 +432,7 @@ trace_reader *trace_reader_open(const char *path, const trace_reader_options *op
         }
     }
     if (rc < 0) {
+        trace_err_one_line(err);
         trace_reader_close(r);
         return NULL;
     }

@@ -27,6 +27,7 @@ static int bad_record(trace_writer *w, err_info *err)
 /* An encoder failed (I/O): the writer is done for. */
 static int io_failed(trace_writer *w, err_info *err)
 {
+    trace_err_one_line(err);
     w->failed = true;
     if (err)
         memcpy(w->failed_msg, err->msg, sizeof w->failed_msg);
@@ -66,6 +67,7 @@ trace_writer *trace_writer_open_stream(FILE *f, const char *name, trace_format f
     }
     if (meta && trace_meta_validate(meta, err) < 0) {
         err_prefix(err, "%s", name);
+        trace_err_one_line(err);
         return NULL;
     }
     trace_writer *w = xcalloc(1, sizeof *w);
@@ -93,11 +95,13 @@ trace_writer *trace_writer_open(const char *path, trace_format fmt, int zstd_lev
     FILE *f = is_stdout ? stdout : fopen(path, "wb");
     if (!f) {
         err_set(err, "%s: cannot create: %s", path, strerror(errno));
+        trace_err_one_line(err);
         return NULL;
     }
     trace_writer *w = trace_writer_open_stream(f, is_stdout ? "standard output" : path, fmt,
                                                zstd_level, meta, err);
     if (!w) {
+        trace_err_one_line(err);
         if (!is_stdout) {
             /* drop what was created, but never a device such as /dev/null */
             struct stat st;
@@ -211,6 +215,8 @@ int trace_writer_close(trace_writer *w, bool complete, const char *reason, err_i
         err_set(err, "%s: write error: %s", w->name, strerror(errno));
         rc = -1;
     }
+    if (rc < 0)
+        trace_err_one_line(err);
     writer_free(w);
     return rc;
 }

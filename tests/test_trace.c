@@ -1075,6 +1075,11 @@ START_TEST(text_syntax_errors)
     ck_assert_msg_is(text_error("meta a=\"b\"c\n"), "%s:2: expected a space after the field ending "
                                                     "at \"b\"", p);
     ck_assert_msg_is(text_error("meta a \"b\" =c\n"), "%s:2: '=' without a key before it", p);
+    ck_assert_msg_is(text_error("meta a=\"x\\ny\\tz\"q\n"), "%s:2: expected a space after the "
+                                                          "field ending at \"x\\ny\\tz\"", p);
+    ck_assert_msg_is(text_error("meta a\x01 \"b\"\n"), "%s:2: meta key \"a\\x01\" has the "
+                                                     "character 0x01 (expected letters, digits, "
+                                                     "'_', '.' or '-')", p);
     ck_assert_msg_is(text_error("meta a \"b\"\r\n"), "%s:2: line ends with a carriage return "
                                                      "(expected \\n line endings, not \\r\\n)", p);
     const char nul[] = "gpumemsim-trace 1\nmeta a \"b\0\"\n";
