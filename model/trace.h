@@ -179,7 +179,8 @@ int trace_barrier_validate(const trace_kernel *k, const trace_barrier *b, err_in
  * One reader for both forms: trace_reader_open looks at the first bytes and
  * picks the binary or the text decoder. Every error message starts with the
  * path and names the record (binary: "record N", counting from 1 over all
- * records after the file header) or the line (text: "line N"). */
+ * records after the file header: "PATH: record N: ...") or the line (text:
+ * "PATH:N: ...", as compilers do). */
 
 typedef enum trace_event_type {
     TRACE_EV_KERNEL,     /* a kernel begins; ev->kernel is its metadata */
