@@ -3,8 +3,9 @@
  * command line and its environment, launch selection, metadata helpers.
  *
  * Fixtures (tests/data/capture/) are real tool output from the H200 probe:
- * nvdisasm -g -c of two cubins and cuobjdump -sass of probe_app (sm_90), with
- * the encoding-only lines removed except in the first function. */
+ * nvdisasm -g -c of two cubins, cuobjdump -sass of probe_app (sm_90, the
+ * encoding-only lines removed except in the first function), and one of the
+ * cubins itself (probe_sm90.cubin, 12160 bytes, for the symbol lookup). */
 #include <check.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "capture_decode.h"
+#include "capture_elf.h"
 #include "capture_opts.h"
 #include "capture_rec.h"
 #include "capture_sass.h"
@@ -137,6 +139,9 @@ START_TEST(opcodes_fall_into_their_classes)
         {"ULDC UR4, c[0x3][0x10]", CAPTURE_OP_CONST_USER, false, false},
         {"LDC R1, c[0x0][0x28]", CAPTURE_OP_OTHER, false, false},
         {"ULDC.64 UR4, c[0x0][0x208]", CAPTURE_OP_OTHER, false, false},
+        {"ULDC.64 UR4, c[0x4][0x7c8]", CAPTURE_OP_OTHER, false, false}, /* an address, PyTorch's assert path */
+        {"LDC.64 R2, c[0x4][R2]", CAPTURE_OP_OTHER, false, false},
+        {"LDC R2, c[R4][0x10]", CAPTURE_OP_CONST_USER, false, false},
         {"REDUX.SUM UR4, R2", CAPTURE_OP_OTHER, false, false},
         {"CCTL.E.PF2 [R2]", CAPTURE_OP_OTHER, false, false},
         {"LDGDEPBAR", CAPTURE_OP_OTHER, false, false},
@@ -348,14 +353,85 @@ START_TEST(missing_traffic_is_summarized_per_kernel)
     char msg[512];
     ck_assert_uint_eq(capture_sass_missing_summary(capture_sass_find(&m, "_Z5k_tma14CUtensorMap_stS_Pf"), msg,
                                                    sizeof msg), 2);
-    ck_assert_str_eq(msg, "2 TMA tensor copy (UTMALDG.2D at 0x0230)");
+    ck_assert_str_eq(msg, "2 TMA tensor copy (first: 'UTMALDG.2D [UR4], [UR8]' at 0x0230)");
     ck_assert_uint_eq(capture_sass_missing_summary(capture_sass_find(&m, "_Z5k_texyPf"), msg, sizeof msg), 1);
-    ck_assert_str_eq(msg, "1 texture fetch (TLD.LZ at 0x0040)");
+    ck_assert_str_eq(msg, "1 texture fetch (first: 'TLD.LZ RZ, R5, R7, UR4, 0x0, 1D, 0x1' at 0x0040)");
     ck_assert_uint_eq(capture_sass_missing_summary(capture_sass_find(&m, "_Z7k_constPfi"), msg, sizeof msg), 1);
-    ck_assert_str_eq(msg, "1 constant-bank load of __constant__ data (LDC at 0x0090)");
+    ck_assert_str_eq(msg, "1 load of __constant__ data (first: 'LDC R5, c[0x3][R0]' at 0x0090)");
     ck_assert_uint_eq(capture_sass_missing_summary(capture_sass_find(&m, "_Z8k_atomicPiS_"), msg, sizeof msg), 0);
     ck_assert_str_eq(msg, "");
     capture_sass_module_free(&m);
+}
+END_TEST
+
+/* Kernels with barriers or many registers: nvdisasm prints .sectionflags and
+ * .sectioninfo after .section (a cuBLAS nvjet kernel on the H200); they are
+ * not new sections. */
+START_TEST(section_attributes_do_not_end_the_function)
+{
+    capture_sass_module m;
+    err_info err;
+    err_clear(&err);
+    const char *listing =
+        "\t.target\tsm_90a\n"
+        "//--------------------- .text.k_bar        --------------------------\n"
+        "\t.section\t.text.k_bar,\"ax\",@progbits\n"
+        "\t.sectionflags\t@\"SHF_BARRIERS=1\"\n"
+        "\t.sectioninfo\t@\"SHI_REGISTERS=168\"\n"
+        "\t.align\t128\n"
+        "        .global         k_bar\n"
+        "k_bar:\n"
+        ".text.k_bar:\n"
+        "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
+        "        /*0010*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;\n";
+    ck_assert_msg(parse_text(listing, &m, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(m.n_funcs, 1);
+    ck_assert_str_eq(m.funcs[0].name, "k_bar");
+    ck_assert_uint_eq(m.funcs[0].n_insts, 2);
+    capture_sass_module_free(&m);
+}
+END_TEST
+
+static unsigned char *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s missing", path);
+    static unsigned char buf[65536];
+    *n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return buf;
+}
+
+/* readelf -s probe_sm90.cubin: 15 _Z4smemPfi, 16 _Z7stridedPKfPfii, 17 _Z9coalescedPKfPfi
+ * (FUNC); 3 is the SECTION symbol .text._Z4smemPfi */
+START_TEST(kernel_symbol_index_comes_from_the_cubin)
+{
+    size_t n;
+    unsigned char *img = read_all(DATA "probe_sm90.cubin", &n);
+    ck_assert_uint_eq(n, 12160);
+    err_info err;
+    err_clear(&err);
+    uint32_t idx = 0;
+    ck_assert_int_eq(capture_elf_function_index(img, n, "_Z4smemPfi", &idx, &err), 1);
+    ck_assert_uint_eq(idx, 15);
+    ck_assert_int_eq(capture_elf_function_index(img, n, "_Z7stridedPKfPfii", &idx, &err), 1);
+    ck_assert_uint_eq(idx, 16);
+    ck_assert_int_eq(capture_elf_function_index(img, n, "_Z9coalescedPKfPfi", &idx, &err), 1);
+    ck_assert_uint_eq(idx, 17);
+    ck_assert_int_eq(capture_elf_function_index(img, n, ".text._Z4smemPfi", &idx, &err), 0);
+    ck_assert_int_eq(capture_elf_function_index(img, n, "_Z4smem", &idx, &err), 0);
+    /* cut short: the section headers are at 0x2768 */
+    ck_assert_int_eq(capture_elf_function_index(img, 0x2768, "_Z4smemPfi", &idx, &err), -1);
+    ck_assert_str_eq(err.msg, "ELF section headers out of the image (offset 10088, 28 of 64 bytes)");
+    ck_assert_int_eq(capture_elf_function_index((const unsigned char *)"\x50\xed\x55\xba fatbin", 11, "k", &idx,
+                                                &err), -1);
+    ck_assert_str_eq(err.msg, "not a 64-bit little-endian ELF image");
+    /* a symbol table that points past the end */
+    static unsigned char bad[12160];
+    memcpy(bad, img, n);
+    bad[0x2768 + 3 * 64 + 0x18 + 3] = 0x7f;
+    ck_assert_int_eq(capture_elf_function_index(bad, n, "_Z4smemPfi", &idx, &err), -1);
+    ck_assert_str_eq(err.msg, "ELF symbol table out of the image");
 }
 END_TEST
 
@@ -505,13 +581,18 @@ START_TEST(records_that_cannot_be_true_are_refused)
     r.type = 9;
     ck_assert_int_eq(decode(&fx, &r, &out, &err), -1);
     ck_assert_str_eq(err.msg, "launch 7 (k): record 41: unknown record type 9");
-    /* the PC check: a global access where the listing has a ULDC */
-    r = raw(CAPTURE_RAW_GLOBAL, 0x100, 4, CAPTURE_SAN_READ, 0xffff, 0x1000, 4);
-    ck_assert_int_eq(decode(&fx, &r, &out, &err), -1);
-    ck_assert_str_eq(err.msg, "launch 7 (k): record 41: a global access at pc 0x0100, whose opcode is a other "
-                              "instruction: the PC mapping is wrong or the opcode is unknown to capture_sass.c");
+    /* the PC check: a shared access where the listing has an LDG */
     r = raw(CAPTURE_RAW_SHARED, 0x110, 4, CAPTURE_SAN_READ, 0xffff, 0x400, 4);
     ck_assert_int_eq(decode(&fx, &r, &out, &err), -1);
+    ck_assert_str_eq(err.msg, "launch 7 (k): record 41: a shared access at pc 0x0110, whose opcode is a global "
+                              "instruction: the PC mapping is wrong");
+    /* an opcode the table does not know (here the ULDC at 0x0100): kept as reported, counted */
+    r = raw(CAPTURE_RAW_GLOBAL, 0x100, 4, CAPTURE_SAN_READ | CAPTURE_SAN_WRITE, 0xffff, 0x1000, 4);
+    ck_assert_int_eq(decode(&fx, &r, &out, &err), 0);
+    ck_assert_uint_eq(out.mem.kind, TRACE_KIND_ATOM);
+    ck_assert_uint_eq(out.mem.pc, 0x100);
+    ck_assert_uint_eq(fx.d.n_unknown_opcode, 1);
+    ck_assert_uint_eq(fx.d.first_unknown_pc, 0x100);
     r = raw(CAPTURE_RAW_GLOBAL, 0x118, 4, CAPTURE_SAN_READ, 0xffff, 0x1000, 4);
     ck_assert_int_eq(decode(&fx, &r, &out, &err), -1);
     ck_assert_str_eq(err.msg, "launch 7 (k): record 41: pc 0x0118 is not at an instruction of the kernel's listing");
@@ -714,6 +795,8 @@ START_TEST(barriers_and_prefetches)
     ck_assert_uint_eq(out.barrier.pc, 0x160);
     r.pc = CODE_PC + 0x140; /* the STS */
     ck_assert_int_eq(decode(&fx, &r, &out, &err), -1);
+    ck_assert_str_eq(err.msg, "launch 7 (k): record 41: a barrier at pc 0x0140, whose opcode is a shared "
+                              "instruction: the PC mapping is wrong");
     r = raw(CAPTURE_RAW_SHARED, 0x140, 4, CAPTURE_SAN_READ | CAPTURE_SAN_PREFETCH, TRACE_FULL_MASK, 0x400, 4);
     r.cta = 1;
     ck_assert_int_eq(decode(&fx, &r, &out, &err), 0);
@@ -783,9 +866,10 @@ START_TEST(command_line_is_parsed)
     ck_assert_str_eq(o.prog_argv[2], "--b");
 
     /* --opt=value, and the program starts at the first non-option */
-    ck_assert_int_eq(args(&o, &act, &err, 7, "--launch=7", "--format=text", "--zstd-level", "9", "-v",
-                          "--buffer-mb=64", "./app"),
+    ck_assert_int_eq(args(&o, &act, &err, 8, "--launch=7", "--format=text", "--zstd-level", "9", "-v",
+                          "--buffer-mb=64", "--keep-temp", "./app"),
                      0);
+    ck_assert(o.keep_temp);
     ck_assert_uint_eq(o.launch_first, 7);
     ck_assert_uint_eq(o.launch_last, 7);
     ck_assert_int_eq(o.format, TRACE_FORMAT_TEXT);
@@ -909,16 +993,35 @@ END_TEST
 
 /* ---- metadata helpers --------------------------------------------------------------- */
 
+/* A stand-in for __cxa_demangle (the test program has no C++ runtime; the
+ * real one is exercised on the GPU machine): knows one name. */
+static char *fake_demangler(const char *mangled, char *buf, size_t *len, int *status)
+{
+    (void)buf;
+    (void)len;
+    if (!strcmp(mangled, "_Z8k_streamPK6float4PS_m")) {
+        *status = 0;
+        char *s = malloc(64);
+        strcpy(s, "k_stream(float4 const*, float4*, unsigned long)");
+        return s;
+    }
+    *status = -2; /* not a valid mangled name */
+    return NULL;
+}
+
 START_TEST(kernel_names_are_demangled)
 {
-    char *d = capture_demangle("_Z8k_streamPK6float4PS_m");
+    char *d = capture_demangle("_Z8k_streamPK6float4PS_m", fake_demangler);
     ck_assert_str_eq(d, "k_stream(float4 const*, float4*, unsigned long)");
     free(d);
-    d = capture_demangle("k_plain");
+    d = capture_demangle("k_plain", fake_demangler); /* extern "C": not asked */
     ck_assert_str_eq(d, "k_plain");
     free(d);
-    d = capture_demangle("_Zgarbage");
+    d = capture_demangle("_Zgarbage", fake_demangler);
     ck_assert_str_eq(d, "_Zgarbage");
+    free(d);
+    d = capture_demangle("_Z8k_streamPK6float4PS_m", NULL);
+    ck_assert_str_eq(d, "_Z8k_streamPK6float4PS_m");
     free(d);
 }
 END_TEST
@@ -993,6 +1096,7 @@ START_TEST(tools_run_with_their_output_in_a_file)
     ck_assert_str_eq(err.msg, "/bin/sh failed (exit status 3): nvdisasm fatal : bad cubin");
     const char *none[] = {"/nonexistent/nvdisasm", NULL};
     ck_assert_int_eq(capture_run_tool(none, path, &err), -1);
+    ck_assert_str_eq(err.msg, "cannot run /nonexistent/nvdisasm: No such file or directory");
     char errpath[64];
     snprintf(errpath, sizeof errpath, "%s.err", path);
     unlink(errpath);
@@ -1012,6 +1116,8 @@ Suite *capture_suite(void)
     tcase_add_test(tc, resource_usage_fills_functions);
     tcase_add_test(tc, kernel_pc_table_keeps_memory_instructions);
     tcase_add_test(tc, missing_traffic_is_summarized_per_kernel);
+    tcase_add_test(tc, section_attributes_do_not_end_the_function);
+    tcase_add_test(tc, kernel_symbol_index_comes_from_the_cubin);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("decode");

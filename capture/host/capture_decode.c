@@ -148,10 +148,16 @@ int capture_decode(capture_decoder *d, const capture_raw_rec *raw, uint64_t slot
         pc = (uint32_t)(raw->pc - d->l.code_pc);
         d->n_outside_code++;
     }
-    if (ps && !class_fits(type, (capture_op_class)ps->op.op_class))
-        FAIL("a %s at pc 0x%04x, whose opcode is a %s instruction: the PC mapping is wrong or the "
-             "opcode is unknown to capture_sass.c", raw_type_name(type), pc,
-             capture_op_class_name((capture_op_class)ps->op.op_class));
+    if (ps && !class_fits(type, (capture_op_class)ps->op.op_class)) {
+        if (ps->op.op_class != CAPTURE_OP_OTHER)
+            FAIL("a %s at pc 0x%04x, whose opcode is a %s instruction: the PC mapping is wrong",
+                 raw_type_name(type), pc, capture_op_class_name((capture_op_class)ps->op.op_class));
+        /* an opcode the table does not know as a memory instruction: keep
+         * what the API reported, refine nothing, let the caller say so */
+        if (d->n_unknown_opcode++ == 0)
+            d->first_unknown_pc = pc;
+        ps = NULL;
+    }
 
     memset(out, 0, sizeof *out);
     if (type == CAPTURE_RAW_BARRIER) {

@@ -17,9 +17,12 @@
  *   - barriers: one trace_barrier per warp arrival.
  * A record is checked before it is trusted: the launch tag (a slot that was
  * claimed but never written), the CTA and warp against the launch's
- * dimensions, the width, the alignment of every active lane, and that the
- * opcode at the PC can issue the access the callback reported (a wrong PC
- * mapping would otherwise go unnoticed). Accesses the API flags as cache
+ * dimensions, the width, the alignment of every active lane, that its PC is
+ * an instruction of the listing and that a memory opcode there can issue the
+ * access the callback reported (a wrong PC mapping would otherwise go
+ * unnoticed). An opcode the table does not know as a memory instruction at
+ * all is not an error: the record keeps what the API reported and is
+ * counted, so the caller can name the opcode. Accesses the API flags as cache
  * prefetches are not data accesses: they are skipped and counted.
  *
  * Not done here: anything about files (the caller writes the records). */
@@ -95,6 +98,8 @@ typedef struct capture_decoder {
     uint64_t n_barrier;
     uint64_t n_prefetch;     /* skipped: prefetches */
     uint64_t n_outside_code; /* records at PCs outside the kernel's code (no SASS for them) */
+    uint64_t n_unknown_opcode; /* records at opcodes capture_sass.c does not know as memory instructions */
+    uint32_t first_unknown_pc;
 } capture_decoder;
 
 /* Returns -1 when the launch's dimensions are impossible. */

@@ -29,6 +29,7 @@ void capture_usage(FILE *f)
           "      --max-records N    at most N warp records per launch; more is an error\n"
           "      --buffer-mb N      device buffer for one launch's records (default 1024)\n"
           "  -v, --verbose          one line per recorded launch on stderr\n"
+          "      --keep-temp        keep the saved cubins and their listings (the folder is printed)\n"
           "  -h, --help             this help\n"
           "      --version          the tool's version\n"
           "\n"
@@ -180,6 +181,11 @@ int capture_args_parse(int argc, char **argv, capture_opts *o, capture_action *a
         }
         if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             o->verbose = true;
+            i++;
+            continue;
+        }
+        if (!strcmp(a, "--keep-temp")) {
+            o->keep_temp = true;
             i++;
             continue;
         }

@@ -55,6 +55,7 @@ typedef struct capture_opts {
     uint64_t max_records;      /* records per launch; 0: only the buffer limits them */
     uint64_t buffer_mb;        /* device record buffer per launch in flight */
     bool verbose;
+    bool keep_temp;            /* wrapper: keep the saved cubins, listings and resource usage */
     int prog_argc;             /* wrapper: the program and its arguments */
     char **prog_argv;
 } capture_opts;

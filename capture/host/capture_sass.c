@@ -98,10 +98,12 @@ static bool in_list(const char *base, const char *const list[])
     return false;
 }
 
-/* LDC/ULDC: true when the operand names a constant bank other than 0. Bank 0
- * holds the kernel parameters and driver constants; user __constant__ data
- * is in bank 3 on sm_90 (probe: "LDC R5, c[0x3][R0]"). A bank given by a
- * register (bindless constant buffers) counts as user data. */
+/* LDC/ULDC: true when the operand names the constant bank of __constant__
+ * variables, bank 3 on sm_70..sm_90 (probe: "LDC R5, c[0x3][R0]"). Bank 0
+ * holds the kernel parameters and driver constants; bank 4 holds addresses
+ * the loader patches in (PyTorch's assert path on the H200: "ULDC.64 UR4,
+ * c[0x4][0x7c8]", then "LDC.64 R2, c[0x4][R2]"): neither is program data. A
+ * bank given by a register (bindless constant buffers) counts as data. */
 static bool const_user_bank(const char *operands)
 {
     const char *c = strstr(operands, "c[");
@@ -112,7 +114,7 @@ static bool const_user_bank(const char *operands)
         return true;
     char *end;
     unsigned long bank = strtoul(c + 2, &end, 16);
-    return end != c + 2 && bank != 0;
+    return end != c + 2 && bank == 3;
 }
 
 void capture_op_classify(const char *sass, capture_op *out)
@@ -192,7 +194,7 @@ const char *capture_op_class_name(capture_op_class c)
         [CAPTURE_OP_TMA] = "TMA tensor copy",
         [CAPTURE_OP_TEXTURE] = "texture fetch",
         [CAPTURE_OP_SURFACE] = "surface access",
-        [CAPTURE_OP_CONST_USER] = "constant-bank load of __constant__ data",
+        [CAPTURE_OP_CONST_USER] = "load of __constant__ data",
         [CAPTURE_OP_BULK] = "bulk copy (cp.async.bulk, not recorded)",
     };
     return (unsigned)c < CAPTURE_OP_COUNT ? names[c] : "?";
@@ -358,7 +360,8 @@ int capture_sass_parse(FILE *in, const char *name, capture_sass_module *m, err_i
             } else {
                 section_end = true;
             }
-        } else if (strncmp(p, ".section", 8) == 0) {
+        } else if (strncmp(p, ".section", 8) == 0 && (p[8] == ' ' || p[8] == '\t')) {
+            /* not .sectionflags or .sectioninfo, which follow it */
             const char *q = skip_ws(p + 8);
             if (strncmp(q, ".text.", 6) == 0) {
                 fname = q + 6;
@@ -651,10 +654,8 @@ uint32_t capture_sass_missing_summary(const capture_sass_func *f, char *msg, siz
         if (!count[c])
             continue;
         const capture_sass_inst *in_ = &f->insts[first[c]];
-        char op[OPCODE_BYTES];
-        opcode_token(in_->text, op, sizeof op);
-        int w = snprintf(msg + used, msg_bytes - used, "%s%u %s (%s at 0x%04x)", used ? ", " : "",
-                         count[c], capture_op_class_name((capture_op_class)c), op, in_->pc);
+        int w = snprintf(msg + used, msg_bytes - used, "%s%u %s (first: '%s' at 0x%04x)", used ? ", " : "",
+                         count[c], capture_op_class_name((capture_op_class)c), in_->text, in_->pc);
         if (w < 0 || (size_t)w >= msg_bytes - used)
             break;
         used += (size_t)w;

@@ -44,7 +44,9 @@ typedef enum capture_op_class {
     CAPTURE_OP_TMA,        /* UTMALDG UTMASTG UTMAREDG UTMAPF: cp.async.bulk.tensor */
     CAPTURE_OP_TEXTURE,    /* TEX TLD TLD4 TXD: texture fetches */
     CAPTURE_OP_SURFACE,    /* SULD SUST SUATOM SURED */
-    CAPTURE_OP_CONST_USER, /* LDC/ULDC from a constant bank other than 0 (bank 3: __constant__ data) */
+    CAPTURE_OP_CONST_USER, /* LDC/ULDC of __constant__ variables (constant bank 3 on sm_70..sm_90): read
+                            * through the constant caches, never reported by the API. Parameters
+                            * (bank 0) and loader-patched addresses (bank 4) are not counted. */
     /* Reported by the API but not recorded by this tool (a bulk copy is up to
      * 2^20 bytes from one thread; a trace record holds 32 lanes x 16 bytes). */
     CAPTURE_OP_BULK,       /* UBLKCP UBLKRED UBLKPF: non-tensor cp.async.bulk */
@@ -128,8 +130,8 @@ void capture_kernel_set_sass(trace_kernel *k, const capture_sass_func *f);
 void capture_kernel_clear(trace_kernel *k);
 
 /* Summarize the instructions of f whose traffic is missing from a trace, as
- * one line ("2 TMA tensor copy (UTMALDG.2D at 0x0120), 1 texture fetch (TLD.LZ
- * at 0x0080)"). Returns how many such instructions f has; 0 leaves msg "". */
+ * one line ("2 TMA tensor copy (first: 'UTMALDG.2D [UR4], [UR8]' at 0x0230),
+ * ..."). Returns how many such instructions f has; 0 leaves msg "". */
 uint32_t capture_sass_missing_summary(const capture_sass_func *f, char *msg, size_t msg_bytes);
 
 #endif

@@ -3,7 +3,6 @@
 #include "capture_util.h"
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -13,42 +12,21 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 extern char **environ;
 
-typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
-
-static cxa_demangle_fn find_demangler(void)
+char *capture_demangle(const char *mangled, capture_demangler fn)
 {
-    void *sym = NULL;
-    void *self = dlopen(NULL, RTLD_LAZY);
-    if (self) {
-        sym = dlsym(self, "__cxa_demangle");
-        dlclose(self);
-    }
-    if (!sym) {
-        /* kept loaded: unloading a C++ runtime is not worth the risk */
-        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-        if (h)
-            sym = dlsym(h, "__cxa_demangle");
-    }
-    cxa_demangle_fn fn = NULL;
-    if (sym)
-        memcpy(&fn, &sym, sizeof fn); /* object to function pointer, as POSIX dlsym allows */
-    return fn;
-}
-
-char *capture_demangle(const char *mangled)
-{
-    if (strncmp(mangled, "_Z", 2) == 0) {
-        cxa_demangle_fn fn = find_demangler();
+    char *result = NULL;
+    if (fn && strncmp(mangled, "_Z", 2) == 0) {
         int status = -1;
-        char *d = fn ? fn(mangled, NULL, NULL, &status) : NULL;
+        char *d = fn(mangled, NULL, NULL, &status);
         if (d && status == 0)
-            return d;
+            result = xstrdup(d); /* our copy: d comes from the demangler's allocator */
         free(d);
     }
-    return xstrdup(mangled);
+    return result ? result : xstrdup(mangled);
 }
 
 static void first_line_of(const char *path, char *out, size_t n)
@@ -67,6 +45,10 @@ int capture_run_tool(const char *const argv[], const char *stdout_path, err_info
     char errpath[4096];
     if ((size_t)snprintf(errpath, sizeof errpath, "%s.err", stdout_path) >= sizeof errpath) {
         err_set(err, "%s: path too long", stdout_path);
+        return -1;
+    }
+    if (access(argv[0], X_OK) != 0) {
+        err_set(err, "cannot run %s: %s", argv[0], strerror(errno));
         return -1;
     }
     posix_spawn_file_actions_t fa;

@@ -11,11 +11,14 @@
 
 #include "err.h"
 
-/* The demangled form of a C++ symbol, from the C++ runtime's __cxa_demangle
- * (looked up at run time, so plain C programs need no libstdc++ at link
- * time); a copy of mangled when it is not a mangled name or no C++ runtime
- * can be loaded. The caller frees the result. */
-char *capture_demangle(const char *mangled);
+/* The C++ runtime's demangler: __cxa_demangle's signature (the library
+ * passes the real one, tests a stand-in; C code can call it, its symbol has C
+ * linkage). It returns a malloc'd string and sets *status to 0 on success. */
+typedef char *(*capture_demangler)(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The demangled form of a C++ symbol; a copy of mangled when it is not a
+ * mangled name, fn is NULL or fails. The caller frees the result. */
+char *capture_demangle(const char *mangled, capture_demangler fn);
 
 /* Run argv[0] (an absolute path) with argv, its standard output into
  * stdout_path and its standard error into stdout_path + ".err". Returns 0

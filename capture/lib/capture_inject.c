@@ -9,7 +9,11 @@
  * streams never share one); LAUNCH_END waits for the kernel
  * (sanitizerStreamSynchronize: recorded launches are serialized), checks that
  * every thread ran to EXIT, copies the records back in chunks through pinned
- * memory, decodes them (capture_decode.h) and writes the kernel. Launches that
+ * memory, decodes them (capture_decode.h) and writes the kernel. The first
+ * time a kernel is recorded its SASS is listed from the module image saved at
+ * load (nvdisasm -g -c -fun INDEX, the whole module if that fails) and its
+ * resources read (cuobjdump -res-usage); both run as child processes, never
+ * through the CUDA API, which callbacks must not call. Launches that
  * are not selected, and kernel nodes of CUDA graphs (not traced), run with a
  * control block whose recording is off, so patched code never sees a stale
  * pointer.
@@ -37,6 +41,7 @@
 #include <sanitizer.h>
 
 #include "capture_decode.h"
+#include "capture_elf.h"
 #include "capture_opts.h"
 #include "capture_rec.h"
 #include "capture_sass.h"
@@ -45,6 +50,9 @@
 #include "trace.h"
 
 #define EXPORT __attribute__((visibility("default")))
+
+/* The C++ runtime's demangler (libstdc++, linked in: C linkage). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 /* The patch fatbin, embedded by patches_blob.S. */
 extern const unsigned char gms_capture_patches_fatbin[];
@@ -82,7 +90,9 @@ typedef struct module_state {
     char patch_err[256];
     char *cubin_path;            /* NULL: the driver gave no ELF image */
     bool sass_tried, sass_ok;
-    capture_sass_module sass;
+    capture_sass_module sass;    /* the whole module's listing: only when one kernel's could not be had */
+    bool res_tried;
+    capture_sass_module res;     /* cuobjdump -res-usage of the module */
 } module_state;
 
 typedef struct func_state {
@@ -90,6 +100,8 @@ typedef struct func_state {
     CUmodule module;
     char *mangled;
     char *demangled;
+    bool own_tried;
+    capture_sass_module own;     /* this kernel's listing (nvdisasm -fun) */
     bool prepared;               /* tmpl and map built */
     trace_kernel tmpl;           /* PC table, files, resources: shared by every launch */
     capture_pc_map map;
@@ -108,7 +120,8 @@ typedef struct launch_state {
     uint32_t grid[3], block[3];
     uint64_t code_pc, code_bytes;
     uint32_t tag;
-    double t_begin;
+    double t_begin, t_synced;   /* ms: LAUNCH_BEGIN; the kernel done (for --verbose) */
+    double ms_sass, ms_copy, ms_write;
 } launch_state;
 
 static struct {
@@ -346,6 +359,7 @@ static module_state *module_find(CUmodule m)
 
 static void func_free(func_state *f)
 {
+    capture_sass_module_free(&f->own);
     free(f->mangled);
     free(f->demangled);
     capture_kernel_clear(&f->tmpl);
@@ -363,7 +377,7 @@ static func_state *func_get(CUfunction function, CUmodule module, const char *na
     f->function = function;
     f->module = module;
     f->mangled = xstrdup(name);
-    f->demangled = capture_demangle(name);
+    f->demangled = capture_demangle(name, __cxa_demangle);
     G.funcs = xrealloc(G.funcs, (G.n_funcs + 1) * sizeof *G.funcs);
     G.funcs[G.n_funcs++] = f;
     return f;
@@ -431,7 +445,7 @@ static void module_unloading(const Sanitizer_ResourceModuleData *d)
         return;
     m->live = false;
     capture_sass_module_free(&m->sass);
-    m->sass_tried = false;
+    capture_sass_module_free(&m->res);
     /* the driver may hand out the same handles again */
     uint32_t keep = 0;
     for (uint32_t i = 0; i < G.n_funcs; i++) {
@@ -458,17 +472,38 @@ static void context_destroying(const Sanitizer_ResourceContextData *d)
         if (G.mods[i]->live && G.mods[i]->ctx == d->context) {
             G.mods[i]->live = false;
             capture_sass_module_free(&G.mods[i]->sass);
+            capture_sass_module_free(&G.mods[i]->res);
         }
 }
 
-/* Disassemble a module once: nvdisasm -g -c (SASS with source lines when the
- * program was built with -lineinfo), cuobjdump -res-usage (resources). */
-static bool module_sass(module_state *m)
+typedef int (*listing_parser)(FILE *f, const char *name, capture_sass_module *m, err_info *err);
+
+/* Run a tool with its output into the temporary folder (file `what`) and
+ * parse that; false, after a warning, when either fails. */
+static bool run_and_parse(const char *const argv[], const char *what, listing_parser parse, capture_sass_module *dst)
 {
-    if (m->sass_tried)
-        return m->sass_ok;
-    m->sass_tried = true;
-    capture_sass_module_init(&m->sass);
+    char out[PATH_BYTES];
+    err_info err;
+    err_clear(&err);
+    snprintf(out, sizeof out, "%s/%s", G.tmpdir ? G.tmpdir : "/tmp", what);
+    if (capture_run_tool(argv, out, &err) < 0) {
+        say("warning: %s", err.msg);
+        return false;
+    }
+    FILE *f = fopen(out, "r");
+    if (!f) {
+        say("warning: %s: %s", out, strerror(errno));
+        return false;
+    }
+    int rc = parse(f, out, dst, &err);
+    fclose(f);
+    if (rc < 0)
+        say("warning: %s", err.msg);
+    return rc == 0;
+}
+
+static bool have_tools(module_state *m)
+{
     if (!m->cubin_path) {
         say("warning: module %u: the driver gave no ELF image to disassemble", m->seq);
         return false;
@@ -477,36 +512,103 @@ static bool module_sass(module_state *m)
         say("warning: nvdisasm or cuobjdump unknown (" CAPTURE_ENV_NVDISASM ", " CAPTURE_ENV_CUOBJDUMP ")");
         return false;
     }
-    char out[PATH_BYTES];
-    err_info err;
-    err_clear(&err);
-    snprintf(out, sizeof out, "%s/module%u.sass", G.tmpdir, m->seq);
-    const char *dis[] = {G.nvdisasm, "-g", "-c", m->cubin_path, NULL};
-    if (capture_run_tool(dis, out, &err) < 0) {
-        say("warning: module %u: %s", m->seq, err.msg);
+    return true;
+}
+
+/* The whole module's listing, once: the fallback when a kernel cannot be
+ * disassembled alone (slow for library modules of hundreds of kernels). */
+static bool module_sass(module_state *m)
+{
+    if (m->sass_tried)
+        return m->sass_ok;
+    m->sass_tried = true;
+    capture_sass_module_init(&m->sass);
+    if (!have_tools(m))
         return false;
-    }
-    FILE *f = fopen(out, "r");
-    if (!f || capture_sass_parse(f, out, &m->sass, &err) < 0) {
-        say("warning: %s", f ? err.msg : strerror(errno));
-        if (f)
-            fclose(f);
+    char what[64];
+    snprintf(what, sizeof what, "module%u.sass", m->seq);
+    const char *argv[] = {G.nvdisasm, "-g", "-c", m->cubin_path, NULL};
+    m->sass_ok = run_and_parse(argv, what, capture_sass_parse, &m->sass);
+    if (!m->sass_ok)
         capture_sass_module_free(&m->sass);
+    return m->sass_ok;
+}
+
+/* Registers, stack, static shared and local memory of the module's kernels. */
+static void module_res(module_state *m)
+{
+    if (m->res_tried)
+        return;
+    m->res_tried = true;
+    capture_sass_module_init(&m->res);
+    if (!have_tools(m))
+        return;
+    char what[64];
+    snprintf(what, sizeof what, "module%u.res", m->seq);
+    const char *argv[] = {G.cuobjdump, "-res-usage", m->cubin_path, NULL};
+    if (!run_and_parse(argv, what, capture_res_usage_parse, &m->res))
+        capture_sass_module_free(&m->res);
+}
+
+/* The kernel's symbol index in its cubin, for nvdisasm -fun. */
+static bool kernel_symbol(const module_state *m, const char *name, uint32_t *index)
+{
+    FILE *f = fopen(m->cubin_path, "rb");
+    if (!f)
         return false;
+    unsigned char *img = NULL;
+    long size = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
+        img = xmalloc((size_t)size);
+        if (fread(img, 1, (size_t)size, f) != (size_t)size)
+            size = -1;
     }
     fclose(f);
-    f = NULL;
-    snprintf(out, sizeof out, "%s/module%u.res", G.tmpdir, m->seq);
-    const char *res[] = {G.cuobjdump, "-res-usage", m->cubin_path, NULL};
-    if (capture_run_tool(res, out, &err) < 0) {
-        say("warning: module %u: %s (registers, static shared and local memory will be 0)", m->seq, err.msg);
-    } else if (!(f = fopen(out, "r")) || capture_res_usage_parse(f, out, &m->sass, &err) < 0) {
-        say("warning: %s (registers, static shared and local memory will be 0)", f ? err.msg : strerror(errno));
+    err_info err;
+    err_clear(&err);
+    int rc = size > 0 ? capture_elf_function_index(img, (size_t)size, name, index, &err) : -1;
+    free(img);
+    if (rc < 0)
+        say("warning: module %u: %s", m->seq, err.msg[0] ? err.msg : "cannot read the saved cubin");
+    return rc == 1;
+}
+
+/* The kernel's listing: nvdisasm -g -c -fun INDEX (SASS with source lines
+ * when the program was built with -lineinfo), else the whole module's. */
+static const capture_sass_func *func_sass(func_state *fn, module_state *m)
+{
+    if (!m || !have_tools(m))
+        return NULL;
+    const capture_sass_func *sf = NULL;
+    if (!fn->own_tried) {
+        fn->own_tried = true;
+        capture_sass_module_init(&fn->own);
+        uint32_t idx;
+        if (kernel_symbol(m, fn->mangled, &idx)) {
+            char what[64], fun[16];
+            snprintf(what, sizeof what, "module%u.sym%u.sass", m->seq, idx);
+            snprintf(fun, sizeof fun, "%u", idx);
+            const char *argv[] = {G.nvdisasm, "-g", "-c", "-fun", fun, m->cubin_path, NULL};
+            if (!run_and_parse(argv, what, capture_sass_parse, &fn->own))
+                capture_sass_module_free(&fn->own);
+        }
     }
-    if (f)
-        fclose(f);
-    m->sass_ok = true;
-    return true;
+    sf = capture_sass_find(&fn->own, fn->mangled);
+    if ((!sf || sf->n_insts == 0) && module_sass(m))
+        sf = capture_sass_find(&m->sass, fn->mangled);
+    return sf && sf->n_insts ? sf : NULL;
+}
+
+/* The SASS text at pc in the kernel's listing, for messages. */
+static const char *sass_text_at(func_state *fn, module_state *m, uint32_t pc)
+{
+    const capture_sass_func *sf = capture_sass_find(&fn->own, fn->mangled);
+    if ((!sf || !sf->n_insts) && m)
+        sf = capture_sass_find(&m->sass, fn->mangled);
+    for (uint32_t i = 0; sf && i < sf->n_insts; i++)
+        if (sf->insts[i].pc == pc)
+            return sf->insts[i].text;
+    return "?";
 }
 
 /* The per-function part of every launch's kernel record, and the PC map. */
@@ -516,18 +618,25 @@ static void func_prepare(func_state *fn, module_state *m, uint64_t code_bytes)
         return;
     capture_kernel_clear(&fn->tmpl);
     capture_pc_map_free(&fn->map);
-    const capture_sass_func *sf = NULL;
-    if (m && module_sass(m)) {
-        sf = capture_sass_find(&m->sass, fn->mangled);
-        if (!sf || sf->n_insts == 0) {
-            say("warning: kernel %s is not in its module's disassembly: records keep what the API reports "
-                "(no generic flag, no red, default cache operator)", fn->demangled);
-            sf = NULL;
+    const capture_sass_func *sf = func_sass(fn, m);
+    capture_sass_func merged;
+    if (!sf) {
+        say("warning: no SASS for kernel %s: its records keep what the API reports (no generic flag, no red, "
+            "default cache operator)", fn->demangled);
+    } else {
+        /* the listing and the resource usage come from two tools */
+        merged = *sf;
+        module_res(m);
+        const capture_sass_func *r = capture_sass_find(&m->res, fn->mangled);
+        merged.has_res = r && r->has_res;
+        if (merged.has_res) {
+            merged.regs = r->regs;
+            merged.stack_bytes = r->stack_bytes;
+            merged.shared_bytes = r->shared_bytes;
+            merged.local_bytes = r->local_bytes;
         }
-    }
-    if (sf) {
-        capture_kernel_set_sass(&fn->tmpl, sf);
-        if (!sf->has_res)
+        capture_kernel_set_sass(&fn->tmpl, &merged);
+        if (!merged.has_res)
             say("warning: no resource usage for kernel %s: registers, static shared and local memory are 0",
                 fn->demangled);
         char msg[ERR_MSG_BYTES];
@@ -692,7 +801,9 @@ static int64_t write_launch(launch_state *L, const capture_tracker *h)
 {
     ctx_state *c = L->ctx;
     func_state *fn = L->fn;
+    double t_prep = now_ms();
     func_prepare(fn, L->mod, L->code_bytes);
+    L->ms_sass = now_ms() - t_prep;
 
     trace_kernel k = fn->tmpl; /* shallow: the PC table and files stay the function's */
     k.launch = (uint32_t)L->index;
@@ -725,8 +836,11 @@ static int64_t write_launch(launch_state *L, const capture_tracker *h)
     uint64_t stored = h->count < h->cap ? h->count : h->cap;
     for (uint64_t done = 0; done < stored;) {
         uint64_t n = stored - done < c->staging_recs ? stored - done : c->staging_recs;
+        double t0 = now_ms();
         SanitizerResult r = sanitizerMemcpyDeviceToHost(c->staging, L->slot->dev_recs + done,
                                                         n * sizeof(capture_raw_rec), L->hStream);
+        double t1 = now_ms();
+        L->ms_copy += t1 - t0;
         if (r != SANITIZER_SUCCESS) {
             stop_capture("launch %" PRIu64 " (%s): cannot copy its records back: %s", L->index, fn->demangled,
                          san_error(r));
@@ -751,6 +865,7 @@ static int64_t write_launch(launch_state *L, const capture_tracker *h)
             }
         }
         done += n;
+        L->ms_write += now_ms() - t1;
     }
     if (h->count <= h->cap && capture_decoder_finish(&dec, &err) < 0) {
         stop_capture("%s", err.msg);
@@ -767,13 +882,21 @@ static int64_t write_launch(launch_state *L, const capture_tracker *h)
     G.mem_records += dec.n_mem;
     G.barrier_records += dec.n_barrier;
     G.prefetches += dec.n_prefetch;
+    if (dec.n_unknown_opcode) {
+        const char *text = sass_text_at(fn, L->mod, dec.first_unknown_pc);
+        say("warning: launch %" PRIu64 " (%s): %" PRIu64 " records at instructions capture_sass.c does not know "
+            "as memory instructions (first: '%s' at 0x%04x): kept as the API reported them, without SASS "
+            "refinement", L->index, fn->demangled, dec.n_unknown_opcode, text, dec.first_unknown_pc);
+    }
     if (dec.n_outside_code)
         say("warning: launch %" PRIu64 " (%s): %" PRIu64 " records at PCs outside the kernel's code (separately "
             "compiled device functions?): no SASS for them", L->index, fn->demangled, dec.n_outside_code);
     if (G.opts.verbose)
         say("launch %" PRIu64 " %s: grid %ux%ux%u block %ux%ux%u: %" PRIu64 " memory, %" PRIu64
-            " barrier records (%.1f ms)", L->index, fn->demangled, L->grid[0], L->grid[1], L->grid[2],
-            L->block[0], L->block[1], L->block[2], dec.n_mem, dec.n_barrier, now_ms() - L->t_begin);
+            " barrier records (%.1f ms: launch to kernel done %.1f, disassembly %.1f, copy back %.1f, decode and "
+            "write %.1f)", L->index, fn->demangled, L->grid[0], L->grid[1], L->grid[2], L->block[0], L->block[1],
+            L->block[2], dec.n_mem, dec.n_barrier, now_ms() - L->t_begin, L->t_synced - L->t_begin, L->ms_sass,
+            L->ms_copy, L->ms_write);
     return (int64_t)h->count;
 }
 
@@ -785,24 +908,24 @@ static void launch_end(const Sanitizer_LaunchData *ld)
     t_launch = NULL;
     const char *name = L->fn->demangled;
     SanitizerResult r = sanitizerStreamSynchronize(L->hStream);
+    L->t_synced = now_ms();
     capture_tracker h;
     if (r == SANITIZER_SUCCESS)
         r = sanitizerMemcpyDeviceToHost(&h, L->slot->dev_tracker, sizeof h, L->hStream);
     if (r != SANITIZER_SUCCESS) {
         L->slot->broken = true;
-        stop_capture("launch %" PRIu64 " (%s) failed on the device (%s): its records are lost", L->index, name,
-                     san_error(r));
+        stop_capture("launch %" PRIu64 " (%s) failed on the device (%s; the kernel faulted, trapped or hit an "
+                     "assert?): its records are lost", L->index, name, san_error(r));
         free(L);
         return;
     }
+    /* a sanity check of the patches, not of the records: every thread of a
+     * finished grid passes BLOCK_EXIT; say so loudly if that ever fails */
     uint64_t threads = (uint64_t)L->grid[0] * L->grid[1] * L->grid[2] * L->block[0] * L->block[1] * L->block[2];
-    if (h.exited_threads != threads) {
-        L->slot->broken = true;
-        stop_capture("launch %" PRIu64 " (%s): %" PRIu64 " of its %" PRIu64 " threads reached EXIT after the "
-                     "kernel finished: its records cannot be trusted", L->index, name, h.exited_threads, threads);
-        free(L);
-        return;
-    }
+    if (h.exited_threads != threads)
+        say("warning: launch %" PRIu64 " (%s): %" PRIu64 " of its %" PRIu64 " threads were seen at EXIT; the "
+            "records are kept, but the tracer's view of this kernel is suspect", L->index, name,
+            h.exited_threads, threads);
     int64_t claimed = write_launch(L, &h);
     L->slot->busy = false;
     if (claimed >= 0 && (uint64_t)claimed > h.cap) {

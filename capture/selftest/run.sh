@@ -31,7 +31,9 @@ run() {
     shift 4
     local t0 t1 rc
     t0=$(date +%s%N)
-    timeout 300 $B/gpumemsim-capture -o "$O/traces/$name.trace" "$@" -- $B/selftest "$mode" > "$O/$name.log" 2>&1
+    local prog=$B/selftest
+    [ "$mode" = python3 ] && { prog=python3; mode=$O/torch_gemm.py; }
+    timeout 300 $B/gpumemsim-capture -o "$O/traces/$name.trace" "$@" -- $prog "$mode" > "$O/$name.log" 2>&1
     rc=$?
     t1=$(date +%s%N)
     echo "exit status $rc (expected $want), wall $(( (t1 - t0) / 1000000 )) ms" >> "$O/$name.log"
@@ -43,6 +45,11 @@ run() {
 }
 
 run all all all 0 -v
+# each launch of "all" alone too, so that one kernel's failure cannot hide another's
+for i in $(seq 0 22); do run one$i single all 0 --launch $i; done > "$O/one.summary.txt"
+grep -v ': exit 0 (expected 0), checker: single: [0-9]* passed, 0 failed' "$O/one.summary.txt"
+cat "$O"/one*.check.txt > "$O/one.check.txt"; cat "$O"/one*.log > "$O/one.log"
+rm -f "$O"/one[0-9]*.check.txt "$O"/one[0-9]*.log "$O"/traces/one*.trace
 run generic generic all 0 --format text --kernel k_generic
 run launch23 launch23 all 0 --launch 2-3
 run maxrec maxrec all 3 --max-records 100
@@ -51,7 +58,26 @@ run crash crash crash 1
 run nosync nosync nosync 0
 $B/selftest stream > "$O/stream_native.log" 2>&1
 run stream stream stream 0 -v
+# an unmodified library program, if PyTorch is there: cuBLAS fp32 (cp.async) and bf16 (TMA) GEMMs
+if python3 -c 'import torch' 2>/dev/null; then
+    cat > "$O/torch_gemm.py" <<'PY'
+import torch
+a = torch.randn(1024, 1024, device='cuda')
+c = a @ a
+b = a.bfloat16()
+d = b @ b
+print('torch ok', (c.sum() + d.float().sum()).item())
+PY
+    run torch any "python3" 0 -v --buffer-mb 4096 --keep-temp
+    kept=$(sed -n 's/.*kept the saved cubins and listings in //p' "$O/torch.log")
+    if [ -n "$kept" ] && [ -d "$kept" ]; then
+        mkdir -p "$O/torch_sass"
+        cp "$kept"/*.sass "$kept"/*.res "$O/torch_sass/" 2>/dev/null
+        ls -la "$kept" > "$O/torch_sass/ls.txt"
+        rm -rf "$kept"
+    fi
+fi
 ls -la "$O/traces" > "$O/traces.ls.txt"
-rm -f "$O/traces/stream.trace"
+rm -f "$O/traces/stream.trace" "$O/traces/torch.trace"
 echo "runs with problems: $bad"
 exit $bad

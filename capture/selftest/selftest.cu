@@ -180,7 +180,7 @@ static void run_all()
     float *out;
     int *ctr;
     CK(cudaMalloc(&buf, 1 << 20));
-    CK(cudaMalloc(&out, 1 << 20));
+    CK(cudaMalloc(&out, 4 << 20)); /* offsets below up to 301000 floats */
     CK(cudaMalloc(&ctr, 4096));
     CK(cudaMemset(ctr, 0, 4096));
     float h[ST_TR_DIM * ST_TR_DIM];

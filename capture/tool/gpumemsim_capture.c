@@ -364,7 +364,10 @@ int main(int argc, char **argv)
     sigaction(SIGQUIT, &old_quit, NULL);
 
     int trace_state = read_status(status);
-    remove_dir(tmpdir);
+    if (o.keep_temp)
+        fprintf(stderr, CAPTURE_TOOL_NAME ": kept the saved cubins and listings in %s\n", tmpdir);
+    else
+        remove_dir(tmpdir);
 
     int code;
     if (w < 0) {
