@@ -126,3 +126,35 @@ void test_mem(trace_mem *m, trace_kind kind, trace_space space, uint32_t size_by
         addr[l] = base + (uint64_t)(stride * l);
     test_mem_addrs(m, kind, space, size_bytes, active_mask, addr);
 }
+
+/* off_of() of h200_mem_counters.cu and goff() of h200_mem_counters2.cu */
+uint64_t test_ubench_offset(int pat, uint32_t l)
+{
+    switch (pat) {
+    case 0: return 4u * l;
+    case 1: return 8u * l;
+    case 2: return 128u * l;
+    case 3: return 0;
+    case 4: return 4u * (l % 16) + 128u * (l / 16);
+    case 5: return 4u * (l / 2);
+    case 6: return 4u * (l % 8);
+    case 7: return 8u * (l % 16);
+    case 8: { uint32_t h = l / 16, k = l % 16;
+              return (h ? 64u : 0u) + ((k & 1) ? 128u : 0u) + 8u * (k / 2); }
+    case 9: return 16u * l;
+    case 10: return 16u * (l % 4);
+    case 11: return 16u * (l / 2);
+    case 12: { uint32_t q = l / 8, j = l % 8;
+               uint32_t base = (q % 2) * 4 + (q / 2) * 16;
+               return 16u * (base + j / 2 + (j % 2) * 8); }
+    case 13: return 16u * (l % 8);
+    case 14: return 0;
+    case 15: return 32u * l;
+    case 16: return 8u * (l / 2);
+    case 17: return 16u * l;
+    case 19: return 16u * (l ^ 1);
+    case 20: return 8u * ((l / 4) * 2 + (l % 2));
+    case 21: return 16u * ((l / 4) * 2 + (l % 2));
+    default: return 4u * l;
+    }
+}

@@ -24,4 +24,9 @@ void test_mem(trace_mem *m, trace_kind kind, trace_space space, uint32_t size_by
 void test_mem_addrs(trace_mem *m, trace_kind kind, trace_space space, uint32_t size_bytes,
                     uint32_t active_mask, const uint64_t *addr);
 
+/* Byte offset of lane l in pattern pat of the H200 calibration kernels:
+ * off_of() of research/ubench/h200_mem_counters.cu (0..19) and goff() of
+ * h200_mem_counters2.cu (20, 21). */
+uint64_t test_ubench_offset(int pat, uint32_t lane);
+
 #endif
