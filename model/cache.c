@@ -1,11 +1,47 @@
-/* cache.c - sectored tag array with LRU and lazily emptied sets. */
+/* cache.c - sectored tag array with LRU and lazily emptied sets.
+ *
+ * Set block layout (block_bytes apart, 8-byte aligned):
+ *   uint32_t epoch; uint32_t n_valid; uint64_t tag[max_ways]; uint32_t lru[max_ways];
+ * Ways 0 .. n_valid-1 are valid; a drop moves the last valid way into the
+ * hole. Entries (byte masks, dirty bits) live in a parallel array and are
+ * touched only for the way that matches. LRU stamps are 32-bit: when the
+ * clock runs out, every set's stamps are renumbered by rank (order kept). */
+/* madvise(MADV_HUGEPAGE) is a Linux hint outside POSIX; everything else here is C11 + POSIX */
+#define _DEFAULT_SOURCE 1
+
 #include "cache.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "err.h"
+
+/* Tag arrays of big caches (the L2: tens of MB) are walked at random; with
+ * 4 KiB pages nearly every lookup also misses the TLB. Ask for huge pages
+ * where the system has them; the memory is the same either way. */
+#define HUGE_BYTES ((size_t)2 << 20)
+
+static void *alloc_big(size_t n, bool zero)
+{
+#ifdef MADV_HUGEPAGE
+    if (n >= 2 * HUGE_BYTES) {
+        void *p = NULL;
+        size_t rounded = (n + HUGE_BYTES - 1u) & ~(HUGE_BYTES - 1u);
+        if (posix_memalign(&p, HUGE_BYTES, rounded) == 0) {
+            (void)madvise(p, rounded, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+            if (zero)
+                memset(p, 0, n);
+            return p;
+        }
+    }
+#endif
+    return zero ? xcalloc(1, n) : xmalloc(n);
+}
+
+#define LRU_EVICT_FIRST 0u
+#define LRU_LIMIT UINT32_MAX
 
 struct cache {
     uint32_t sets;
@@ -16,12 +52,21 @@ struct cache {
     uint32_t sectors_per_line;
     uint32_t sector_bytes;
     cfg_set_index index;
-    uint64_t clock;           /* LRU use counter; stamps start at 1 (0 = evict first) */
-    uint32_t epoch;           /* a set whose set_epoch differs is empty */
-    uint32_t *set_epoch;      /* [sets] */
-    uint64_t *tags;           /* [sets * max_ways], CACHE_NO_LINE when empty */
-    cache_entry *entries;     /* [sets * max_ways], parallel to tags */
+    uint32_t clock;           /* LRU use counter; stamps of used lines are >= 1 */
+    uint32_t epoch;           /* a set whose block epoch differs is empty */
+    size_t block_bytes;       /* bytes per set block */
+    size_t lru_offset;        /* offset of lru[] in a block */
+    unsigned char *blocks;    /* [sets] set blocks */
+    cache_entry *entries;     /* [sets * max_ways] */
 };
+
+typedef struct set_view {
+    uint32_t *epoch;
+    uint32_t *n_valid;
+    uint64_t *tag;
+    uint32_t *lru;
+    cache_entry *entry;
+} set_view;
 
 static uint32_t log2_exact(uint32_t v)
 {
@@ -49,10 +94,11 @@ cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
     c->index = index;
     c->clock = 1;
     c->epoch = 1;
-    c->set_epoch = xcalloc(sets, sizeof *c->set_epoch); /* 0 != epoch: all empty */
-    size_t n = (size_t)sets * max_ways;
-    c->tags = xmalloc(n * sizeof *c->tags);
-    c->entries = xmalloc(n * sizeof *c->entries);
+    c->lru_offset = 8u + 8u * (size_t)max_ways;
+    c->block_bytes = (c->lru_offset + 4u * (size_t)max_ways + 7u) & ~(size_t)7u;
+    /* zeroed: every block's epoch 0 differs from the cache's, all sets empty */
+    c->blocks = alloc_big((size_t)sets * c->block_bytes, true);
+    c->entries = alloc_big((size_t)sets * max_ways * sizeof *c->entries, false);
     return c;
 }
 
@@ -60,10 +106,33 @@ void cache_destroy(cache *c)
 {
     if (!c)
         return;
-    free(c->set_epoch);
-    free(c->tags);
+    free(c->blocks);
     free(c->entries);
     free(c);
+}
+
+static inline set_view view_raw(const cache *c, uint32_t set)
+{
+    assert(set < c->sets);
+    unsigned char *b = c->blocks + (size_t)set * c->block_bytes;
+    set_view v;
+    v.epoch = (uint32_t *)(void *)b;
+    v.n_valid = (uint32_t *)(void *)(b + 4);
+    v.tag = (uint64_t *)(void *)(b + 8);
+    v.lru = (uint32_t *)(void *)(b + c->lru_offset);
+    v.entry = c->entries + (size_t)set * c->max_ways;
+    return v;
+}
+
+/* The set, emptied first if the cache was reset since it was last touched. */
+static inline set_view view(cache *c, uint32_t set)
+{
+    set_view v = view_raw(c, set);
+    if (*v.epoch != c->epoch) {
+        *v.epoch = c->epoch;
+        *v.n_valid = 0;
+    }
+    return v;
 }
 
 void cache_reset(cache *c, uint32_t ways)
@@ -71,7 +140,8 @@ void cache_reset(cache *c, uint32_t ways)
     assert(ways <= c->max_ways);
     c->ways = ways;
     if (++c->epoch == 0) {
-        memset(c->set_epoch, 0, (size_t)c->sets * sizeof *c->set_epoch);
+        for (uint32_t s = 0; s < c->sets; s++)
+            *view_raw(c, s).epoch = 0;
         c->epoch = 1;
     }
 }
@@ -107,87 +177,125 @@ uint32_t cache_index(const cache *c, uint64_t line)
     return cache_set_hash(c->index, line, c->set_bits);
 }
 
-/* Empty the set if the cache was reset since it was last touched. */
-static inline uint64_t *set_tags(cache *c, uint32_t set)
+int cache_find(cache *c, uint32_t set, uint64_t line)
 {
-    assert(set < c->sets);
-    uint64_t *t = c->tags + (size_t)set * c->max_ways;
-    if (c->set_epoch[set] != c->epoch) {
-        for (uint32_t w = 0; w < c->max_ways; w++)
-            t[w] = CACHE_NO_LINE;
-        c->set_epoch[set] = c->epoch;
+    set_view v = view(c, set);
+    uint32_t n = *v.n_valid;
+    for (uint32_t w = 0; w < n; w++)
+        if (v.tag[w] == line)
+            return (int)w;
+    return -1;
+}
+
+cache_entry *cache_entry_at(cache *c, uint32_t set, int way)
+{
+    assert(way >= 0 && (uint32_t)way < *view_raw(c, set).n_valid);
+    return &c->entries[(size_t)set * c->max_ways + (uint32_t)way];
+}
+
+/* Renumber every set's stamps 1..n by rank, keeping the order (and 0 for
+ * evict-first lines), when the 32-bit clock runs out. */
+static void renumber(cache *c)
+{
+    uint32_t top = 1;
+    for (uint32_t s = 0; s < c->sets; s++) {
+        set_view v = view(c, s);
+        uint32_t n = *v.n_valid;
+        uint32_t rank = 1;
+        uint32_t floor = LRU_EVICT_FIRST; /* stamps <= floor are done */
+        for (;;) {
+            uint32_t next = LRU_LIMIT;
+            for (uint32_t w = 0; w < n; w++)
+                if (v.lru[w] > floor && v.lru[w] < next)
+                    next = v.lru[w];
+            if (next == LRU_LIMIT)
+                break;
+            for (uint32_t w = 0; w < n; w++)
+                if (v.lru[w] == next)
+                    v.lru[w] = rank; /* rank <= next: stays above the done ones */
+            floor = rank;
+            rank++;
+        }
+        if (rank > top)
+            top = rank;
     }
-    return t;
+    c->clock = top;
 }
 
-cache_entry *cache_find(cache *c, uint32_t set, uint64_t line)
+static inline uint32_t next_stamp(cache *c)
 {
-    uint64_t *t = set_tags(c, set);
-    for (uint32_t w = 0; w < c->ways; w++)
-        if (t[w] == line)
-            return &c->entries[(size_t)set * c->max_ways + w];
-    return NULL;
+    if (c->clock == LRU_LIMIT - 1u)
+        renumber(c);
+    return ++c->clock;
 }
 
-void cache_touch(cache *c, cache_entry *e)
+void cache_touch(cache *c, uint32_t set, int way)
 {
-    e->lru = ++c->clock;
+    uint32_t stamp = next_stamp(c);
+    set_view v = view_raw(c, set);
+    assert(way >= 0 && (uint32_t)way < *v.n_valid);
+    v.lru[way] = stamp;
 }
 
-cache_entry *cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first,
-                         cache_evicted *ev)
+int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_evicted *ev)
 {
     assert(line != CACHE_NO_LINE);
     ev->valid = false;
     ev->dirty = 0;
     ev->line = 0;
     if (c->ways == 0)
-        return NULL;
-    uint64_t *t = set_tags(c, set);
-    size_t base = (size_t)set * c->max_ways;
-    uint32_t victim = 0;
-    bool found_empty = false;
-    uint64_t oldest = UINT64_MAX;
-    for (uint32_t w = 0; w < c->ways; w++) {
-        if (t[w] == CACHE_NO_LINE) {
-            victim = w;
-            found_empty = true;
-            break;
+        return -1;
+    uint32_t stamp = evict_first ? LRU_EVICT_FIRST : next_stamp(c);
+    set_view v = view(c, set);
+    uint32_t n = *v.n_valid;
+    uint32_t way;
+    if (n < c->ways) {
+        way = n;
+        *v.n_valid = n + 1u;
+    } else {
+        way = 0;
+        uint32_t oldest = v.lru[0];
+        for (uint32_t w = 1; w < n; w++) {
+            if (v.lru[w] < oldest) {
+                oldest = v.lru[w];
+                way = w;
+            }
         }
-        assert(t[w] != line);
-        if (c->entries[base + w].lru < oldest) {
-            oldest = c->entries[base + w].lru;
-            victim = w;
-        }
-    }
-    cache_entry *e = &c->entries[base + victim];
-    if (!found_empty) {
         ev->valid = true;
-        ev->line = t[victim];
-        ev->dirty = e->dirty;
+        ev->line = v.tag[way];
+        ev->dirty = v.entry[way].dirty;
     }
-    t[victim] = line;
+    v.tag[way] = line;
+    v.lru[way] = stamp;
+    cache_entry *e = &v.entry[way];
     memset(e->bytes, 0, sizeof e->bytes);
     e->dirty = 0;
-    e->lru = evict_first ? 0 : ++c->clock;
-    return e;
+    return (int)way;
 }
 
-void cache_drop(cache *c, cache_entry *e)
+void cache_drop(cache *c, uint32_t set, int way)
 {
-    size_t i = (size_t)(e - c->entries);
-    assert(i < (size_t)c->sets * c->max_ways);
-    c->tags[i] = CACHE_NO_LINE;
-    e->dirty = 0;
+    set_view v = view_raw(c, set);
+    assert(*v.n_valid > 0);
+    uint32_t last = *v.n_valid - 1u;
+    assert(way >= 0 && (uint32_t)way <= last);
+    if ((uint32_t)way != last) { /* keep the valid ways packed */
+        v.tag[way] = v.tag[last];
+        v.lru[way] = v.lru[last];
+        v.entry[way] = v.entry[last];
+    }
+    *v.n_valid = last;
 }
 
 uint64_t cache_count_lines(cache *c)
 {
     uint64_t n = 0;
-    for (uint32_t s = 0; s < c->sets; s++) {
-        const uint64_t *t = set_tags(c, s);
-        for (uint32_t w = 0; w < c->ways; w++)
-            n += t[w] != CACHE_NO_LINE;
-    }
+    for (uint32_t s = 0; s < c->sets; s++)
+        n += *view(c, s).n_valid;
     return n;
+}
+
+void cache_test_set_clock(cache *c, uint32_t clock)
+{
+    c->clock = clock;
 }

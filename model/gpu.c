@@ -28,7 +28,8 @@
  *    (hardware-facts §3.4), never below 0.
  *  - Per-PC table: sized from the kernel's PC table, grown otherwise; at most
  *    GPU_MAX_PCS distinct PCs per kernel, further PCs are lumped under
- *    GPU_PC_NONE. Barrier records count as executions of their PC.
+ *    GPU_PC_NONE. Barrier records count as executions of their PC. The
+ *    breakdown is sorted at gpu_kernel_end (before it, in first-seen order).
  *  - Carveout: when it changes between kernels the L1s are emptied even if
  *    caches are not cold per kernel. */
 #include "gpu.h"

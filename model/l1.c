@@ -58,11 +58,12 @@ void l1_load(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask
         const coal_line *ln = &r->lines[i];
         if (mode == L1_LOAD_BYPASS) {
             miss_mask[i] = ln->sector_mask;
-            misses += (uint32_t)__builtin_popcount(ln->sector_mask);
+            misses += cache_popcount(ln->sector_mask);
             continue;
         }
         uint32_t set = cache_index(c->tags, ln->line);
-        cache_entry *e = cache_find(c->tags, set, ln->line);
+        int way = cache_find(c->tags, set, ln->line);
+        cache_entry *e = way >= 0 ? cache_entry_at(c->tags, set, way) : NULL;
         uint32_t miss = 0;
         for (uint32_t s = 0; s < c->sectors_per_line; s++) {
             if (!(ln->sector_mask & (1u << s)))
@@ -73,12 +74,13 @@ void l1_load(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask
                 miss |= 1u << s;
         }
         miss_mask[i] = miss;
-        misses += (uint32_t)__builtin_popcount(miss);
+        misses += cache_popcount(miss);
         if (e) {
-            cache_touch(c->tags, e);
+            cache_touch(c->tags, set, way);
         } else if (miss) {
             cache_evicted ev; /* L1 is write-through: nothing to write back */
-            e = cache_alloc(c->tags, set, ln->line, mode == L1_LOAD_EVICT_FIRST, &ev);
+            way = cache_alloc(c->tags, set, ln->line, mode == L1_LOAD_EVICT_FIRST, &ev);
+            e = way >= 0 ? cache_entry_at(c->tags, set, way) : NULL;
         }
         if (e) {
             for (uint32_t s = 0; s < c->sectors_per_line; s++)
@@ -97,7 +99,8 @@ void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_s
     for (uint32_t i = 0; i < r->n_lines; i++) {
         const coal_line *ln = &r->lines[i];
         uint32_t set = cache_index(c->tags, ln->line);
-        cache_entry *e = cache_find(c->tags, set, ln->line);
+        int way = cache_find(c->tags, set, ln->line);
+        cache_entry *e = way >= 0 ? cache_entry_at(c->tags, set, way) : NULL;
         for (uint32_t s = 0; s < c->sectors_per_line; s++) {
             if (!(ln->sector_mask & (1u << s)))
                 continue;
@@ -108,16 +111,17 @@ void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_s
         }
         if (policy == CFG_L1_STORES_INVALIDATE) {
             if (e)
-                cache_drop(c->tags, e);
+                cache_drop(c->tags, set, way);
             continue;
         }
         if (e) {
-            cache_touch(c->tags, e);
+            cache_touch(c->tags, set, way);
         } else {
             cache_evicted ev;
-            e = cache_alloc(c->tags, set, ln->line, false, &ev);
-            if (!e)
+            way = cache_alloc(c->tags, set, ln->line, false, &ev);
+            if (way < 0)
                 continue; /* no L1 capacity this kernel */
+            e = cache_entry_at(c->tags, set, way);
         }
         for (uint32_t s = 0; s < c->sectors_per_line; s++)
             e->bytes[s] |= ln->byte_mask[s];
@@ -131,9 +135,10 @@ void l1_invalidate(l1 *c, const coal_result *r)
     for (uint32_t i = 0; i < r->n_lines; i++) {
         const coal_line *ln = &r->lines[i];
         uint32_t set = cache_index(c->tags, ln->line);
-        cache_entry *e = cache_find(c->tags, set, ln->line);
-        if (!e)
+        int way = cache_find(c->tags, set, ln->line);
+        if (way < 0)
             continue;
+        cache_entry *e = cache_entry_at(c->tags, set, way);
         uint32_t left = 0;
         for (uint32_t s = 0; s < c->sectors_per_line; s++) {
             if (ln->sector_mask & (1u << s))
@@ -141,6 +146,6 @@ void l1_invalidate(l1 *c, const coal_result *r)
             left |= e->bytes[s];
         }
         if (!left)
-            cache_drop(c->tags, e);
+            cache_drop(c->tags, set, way);
     }
 }

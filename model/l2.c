@@ -74,8 +74,9 @@ uint32_t l2_partition_of_sm(const l2 *c, uint32_t sm)
     return sm % c->partitions;
 }
 
-/* splitmix64's finaliser: every bit of the line number moves every bit of
- * the result, so neighbouring lines spread over slices and partitions. */
+/* splitmix64's finaliser: every bit of the granule number moves every bit
+ * of the result, so neighbouring granules spread over slices and partitions. */
+#define L2_GRANULE_LINES_SHIFT 4u /* 16 lines = 2 KiB per slice granule */
 static inline uint64_t mix64(uint64_t z)
 {
     z ^= z >> 30;
@@ -93,7 +94,7 @@ typedef struct l2_place {
 
 static inline l2_place place_of(const l2 *c, uint64_t line)
 {
-    uint64_t h = mix64(line);
+    uint64_t h = mix64(line >> L2_GRANULE_LINES_SHIFT);
     l2_place p;
     /* Lemire's multiply-shift range reduction of two independent 32-bit halves */
     p.home = (uint32_t)(((h & 0xffffffffu) * c->partitions) >> 32);
@@ -109,23 +110,23 @@ uint32_t l2_home_partition(const l2 *c, uint64_t line)
 
 static inline uint32_t popcount(uint32_t x)
 {
-    return (uint32_t)__builtin_popcount(x);
+    return cache_popcount(x);
 }
 
 /* The entry for line in partition p, allocated (with its write-back counted)
  * when absent. NULL only if the cache has no ways. */
 static cache_entry *find_or_alloc(l2 *c, uint32_t p, uint32_t set, uint64_t line, stats *s)
 {
-    cache_entry *e = cache_find(c->part[p], set, line);
-    if (e) {
-        cache_touch(c->part[p], e);
-        return e;
+    int way = cache_find(c->part[p], set, line);
+    if (way >= 0) {
+        cache_touch(c->part[p], set, way);
+        return cache_entry_at(c->part[p], set, way);
     }
     cache_evicted ev;
-    e = cache_alloc(c->part[p], set, line, false, &ev);
+    way = cache_alloc(c->part[p], set, line, false, &ev);
     if (ev.valid)
         s->v[STAT_DRAM_SECT_WRITE] += popcount(ev.dirty);
-    return e;
+    return way >= 0 ? cache_entry_at(c->part[p], set, way) : NULL;
 }
 
 /* Sectors of mask that are wholly valid in e. */
@@ -161,10 +162,10 @@ static void drop_copies(l2 *c, l2_place pl, uint64_t line)
     for (uint32_t p = 0; p < c->partitions; p++) {
         if (p == pl.home)
             continue;
-        cache_entry *e = cache_find(c->part[p], pl.set, line);
-        if (e) {
-            assert(e->dirty == 0); /* copies are clean: writes go home */
-            cache_drop(c->part[p], e);
+        int way = cache_find(c->part[p], pl.set, line);
+        if (way >= 0) {
+            assert(cache_entry_at(c->part[p], pl.set, way)->dirty == 0); /* copies are clean */
+            cache_drop(c->part[p], pl.set, way);
         }
     }
 }
@@ -176,13 +177,14 @@ void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s
     s->v[STAT_L2_REQ_READ]++;
     s->v[STAT_L2_SECT_READ] += popcount(sector_mask);
 
-    cache_entry *near = cache_find(c->part[part], pl.set, line);
+    int way = cache_find(c->part[part], pl.set, line);
+    cache_entry *near = way >= 0 ? cache_entry_at(c->part[part], pl.set, way) : NULL;
     uint32_t hit = full_sectors(c, near, sector_mask);
     uint32_t miss = sector_mask & ~hit;
     s->v[STAT_L2_SECT_READ_HIT] += popcount(hit);
     s->v[STAT_L2_SECT_READ_MISS] += popcount(miss);
     if (near)
-        cache_touch(c->part[part], near);
+        cache_touch(c->part[part], pl.set, way);
     if (!miss)
         return;
     if (pl.home == part) {
@@ -194,9 +196,10 @@ void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s
     home_fill(c, pl.home, pl.set, line, miss, s);
     if (!near) {
         cache_evicted ev;
-        near = cache_alloc(c->part[part], pl.set, line, false, &ev);
+        way = cache_alloc(c->part[part], pl.set, line, false, &ev);
         if (ev.valid)
             s->v[STAT_DRAM_SECT_WRITE] += popcount(ev.dirty);
+        near = way >= 0 ? cache_entry_at(c->part[part], pl.set, way) : NULL;
     }
     if (near)
         for (uint32_t i = 0; i < c->sectors_per_line; i++)

@@ -4,10 +4,13 @@
  *  - sectored 128-byte lines, LRU, write-back, write-allocate at sector
  *    granularity; partial sectors are kept with byte masks.
  *  - partitions x slices. A line's home partition and slice come from a hash
- *    of its line number (splitmix64's finaliser; the real hash is not public,
- *    the measured fact is only that about half of a footprint is homed in the
- *    far partition). The same slice number within each partition holds the
- *    line; the set within the slice comes from the configured index function.
+ *    of its 2 KiB granule (splitmix64's finaliser of line >> 4; the real hash
+ *    is not public, the measured fact is only that about half of a footprint
+ *    is homed in the far partition). The granule keeps 16 neighbouring lines
+ *    in one slice, in neighbouring sets: uncalibrated, chosen because it
+ *    keeps the model's own tag arrays local for streaming kernels. The same
+ *    slice number within each partition holds the line; the set within the
+ *    slice comes from the configured index function.
  *  - SM s sits in partition s % partitions (uncalibrated: the real SM-to-
  *    partition map is not known). A read looks up the SM's near partition
  *    first (these lookups are the srcunit_tex hit/miss counters); a near miss

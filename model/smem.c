@@ -36,6 +36,7 @@ void smem_geom_init(smem_geom *g, uint32_t banks, uint32_t bank_bytes, uint32_t 
 
 uint32_t smem_lanes_per_phase(const smem_geom *g, uint32_t size_bytes, bool merged)
 {
+    assert(size_bytes >= 1 && (size_bytes & (size_bytes - 1u)) == 0);
     uint32_t lanes = size_bytes >= g->phase_bytes ? 1u : g->phase_bytes / size_bytes;
     if (merged)
         lanes *= 2u;
@@ -105,30 +106,48 @@ static void phase_add(phase_state *ps, const smem_geom *g, const coal_chunk *c, 
     }
 }
 
+/* Wavefronts of one phase: chunks [0, n). */
+static uint32_t phase_cost(const smem_geom *g, const coal_chunk *c, uint32_t n, bool serialize)
+{
+    if (!serialize) {
+        /* fast path: every word in one bank row (coalesced, or broadcast) */
+        uint64_t row = c[0].addr >> g->entry_shift;
+        uint32_t i = 0;
+        while (i < n && (c[i].addr >> g->entry_shift) == row &&
+               ((c[i].addr + c[i].bytes - 1u) >> g->entry_shift) == row)
+            i++;
+        if (i == n)
+            return 1;
+    }
+    phase_state ps;
+    phase_reset(&ps, g->banks);
+    for (uint32_t i = 0; i < n; i++)
+        phase_add(&ps, g, &c[i], serialize);
+    return ps.max_count ? ps.max_count : 1u;
+}
+
 smem_cost smem_cost_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_t n,
                            uint32_t lanes_per_phase, bool serialize)
 {
     smem_cost cost = {0, 0};
-    if (n == 0)
-        return cost;
     assert(n <= COAL_MAX_CHUNKS);
     assert(lanes_per_phase >= 1 && lanes_per_phase <= 32);
-    phase_state ps;
-    uint32_t phase = chunks[0].lane / lanes_per_phase;
-    phase_reset(&ps, g->banks);
-    for (uint32_t i = 0; i < n; i++) {
-        assert(i == 0 || chunks[i].lane >= chunks[i - 1].lane);
-        uint32_t p = chunks[i].lane / lanes_per_phase;
-        if (p != phase) {
-            cost.wavefronts += ps.max_count ? ps.max_count : 1u;
-            cost.ideal++;
-            phase_reset(&ps, g->banks);
-            phase = p;
+    uint32_t shift = 0; /* lanes per phase is a power of two: no division per lane */
+    while ((1u << shift) < lanes_per_phase)
+        shift++;
+    assert((1u << shift) == lanes_per_phase);
+    uint32_t i = 0;
+    while (i < n) {
+        uint32_t phase = (uint32_t)chunks[i].lane >> shift;
+        uint32_t j = i + 1;
+        while (j < n && ((uint32_t)chunks[j].lane >> shift) == phase) {
+            assert(chunks[j].lane >= chunks[j - 1].lane);
+            j++;
         }
-        phase_add(&ps, g, &chunks[i], serialize);
+        cost.wavefronts += phase_cost(g, chunks + i, j - i, serialize);
+        cost.ideal++;
+        i = j;
     }
-    cost.wavefronts += ps.max_count ? ps.max_count : 1u;
-    cost.ideal++;
     return cost;
 }
 

@@ -62,7 +62,8 @@ uint32_t smem_lanes_per_phase(const smem_geom *g, uint32_t size_bytes, bool merg
 bool smem_lanes_pair_up(const uint64_t *addr, uint32_t active_mask);
 
 /* Cost of chunks (sorted by lane, ascending) grouped into phases of
- * lanes_per_phase lanes. serialize: atomics (no broadcast). */
+ * lanes_per_phase lanes (a power of two, <= 32). serialize: atomics (no
+ * broadcast). */
 smem_cost smem_cost_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_t n,
                            uint32_t lanes_per_phase, bool serialize);
 

@@ -13,16 +13,15 @@ START_TEST(lru_evicts_least_recently_used)
     cache *c = cache_create(1, 4, 4, 32, CFG_INDEX_LINEAR);
     cache_evicted ev;
     for (uint64_t l = 10; l < 14; l++) {
-        ck_assert_ptr_nonnull(cache_alloc(c, 0, l, false, &ev));
+        ck_assert_int_ge(cache_alloc(c, 0, l, false, &ev), 0);
         ck_assert(!ev.valid);
     }
-    cache_touch(c, cache_find(c, 0, 10)); /* order now 11 12 13 10 */
-    cache_entry *e = cache_alloc(c, 0, 20, false, &ev);
-    ck_assert_ptr_nonnull(e);
+    cache_touch(c, 0, cache_find(c, 0, 10)); /* order now 11 12 13 10 */
+    ck_assert_int_ge(cache_alloc(c, 0, 20, false, &ev), 0);
     ck_assert(ev.valid);
     ck_assert_uint_eq(ev.line, 11);
-    ck_assert_ptr_null(cache_find(c, 0, 11));
-    ck_assert_ptr_nonnull(cache_find(c, 0, 10));
+    ck_assert_int_eq(cache_find(c, 0, 11), -1);
+    ck_assert_int_ge(cache_find(c, 0, 10), 0);
     cache_alloc(c, 0, 21, false, &ev);
     ck_assert_uint_eq(ev.line, 12);
     cache_destroy(c);
@@ -42,7 +41,7 @@ START_TEST(evict_first_lines_go_first_until_used)
     ck_assert_uint_eq(ev.line, 4);
     cache_alloc(c, 0, 6, true, &ev); /* evicts the LRU line, 1 */
     ck_assert_uint_eq(ev.line, 1);
-    cache_touch(c, cache_find(c, 0, 6)); /* used: an ordinary line now */
+    cache_touch(c, 0, cache_find(c, 0, 6)); /* used: an ordinary line now */
     cache_alloc(c, 0, 7, false, &ev);
     ck_assert_uint_eq(ev.line, 2);
     cache_destroy(c);
@@ -53,7 +52,7 @@ START_TEST(victim_reports_dirty_sectors_and_drop_frees_a_way)
 {
     cache *c = cache_create(1, 2, 4, 32, CFG_INDEX_LINEAR);
     cache_evicted ev;
-    cache_entry *e = cache_alloc(c, 0, 1, false, &ev);
+    cache_entry *e = cache_entry_at(c, 0, cache_alloc(c, 0, 1, false, &ev));
     e->bytes[2] = 0xffffffffu;
     e->dirty = 0x4;
     cache_alloc(c, 0, 2, false, &ev);
@@ -62,13 +61,36 @@ START_TEST(victim_reports_dirty_sectors_and_drop_frees_a_way)
     ck_assert_uint_eq(ev.line, 1);
     ck_assert_uint_eq(ev.dirty, 0x4);
     /* a new entry starts empty */
-    e = cache_find(c, 0, 3);
+    e = cache_entry_at(c, 0, cache_find(c, 0, 3));
     ck_assert_uint_eq(e->bytes[2], 0);
     ck_assert_uint_eq(e->dirty, 0);
-    cache_drop(c, cache_find(c, 0, 2));
+    cache_drop(c, 0, cache_find(c, 0, 2));
     cache_alloc(c, 0, 4, false, &ev);
     ck_assert(!ev.valid); /* took the freed way */
     ck_assert_uint_eq(cache_count_lines(c), 2);
+    cache_destroy(c);
+}
+END_TEST
+
+START_TEST(lru_order_survives_clock_renumbering)
+{
+    cache *c = cache_create(2, 4, 4, 32, CFG_INDEX_LINEAR);
+    cache_evicted ev;
+    cache_test_set_clock(c, UINT32_MAX - 6);
+    cache_alloc(c, 0, 1, false, &ev);
+    cache_alloc(c, 0, 2, false, &ev);
+    cache_alloc(c, 0, 3, true, &ev);
+    cache_alloc(c, 1, 7, false, &ev);
+    cache_alloc(c, 0, 4, false, &ev);
+    cache_touch(c, 0, cache_find(c, 0, 1));
+    cache_touch(c, 0, cache_find(c, 0, 2)); /* the clock runs out: renumbered */
+    cache_alloc(c, 0, 5, false, &ev); /* order: 3 (evict first), 4, 1, 2 */
+    ck_assert_uint_eq(ev.line, 3);
+    cache_alloc(c, 0, 6, false, &ev);
+    ck_assert_uint_eq(ev.line, 4);
+    cache_alloc(c, 0, 8, false, &ev);
+    ck_assert_uint_eq(ev.line, 1);
+    ck_assert_int_ge(cache_find(c, 1, 7), 0);
     cache_destroy(c);
 }
 END_TEST
@@ -82,14 +104,14 @@ START_TEST(reset_empties_and_sets_ways)
     ck_assert_uint_eq(cache_count_lines(c), 32);
     cache_reset(c, 2);
     ck_assert_uint_eq(cache_count_lines(c), 0);
-    ck_assert_ptr_null(cache_find(c, 0, 0));
+    ck_assert_int_eq(cache_find(c, 0, 0), -1);
     for (uint64_t l = 0; l < 32; l++)
         cache_alloc(c, cache_index(c, l), l, false, &ev);
     ck_assert_uint_eq(cache_count_lines(c), 16);
     cache_reset(c, 0);
-    ck_assert_ptr_null(cache_alloc(c, 0, 1, false, &ev));
+    ck_assert_int_eq(cache_alloc(c, 0, 1, false, &ev), -1);
     ck_assert(!ev.valid);
-    ck_assert_ptr_null(cache_find(c, 0, 1));
+    ck_assert_int_eq(cache_find(c, 0, 1), -1);
     cache_destroy(c);
 }
 END_TEST
@@ -245,6 +267,7 @@ Suite *cache_suite(void)
     tcase_add_test(tc, lru_evicts_least_recently_used);
     tcase_add_test(tc, evict_first_lines_go_first_until_used);
     tcase_add_test(tc, victim_reports_dirty_sectors_and_drop_frees_a_way);
+    tcase_add_test(tc, lru_order_survives_clock_renumbering);
     tcase_add_test(tc, reset_empties_and_sets_ways);
     tcase_add_test(tc, xor_index_spreads_power_of_two_strides);
     suite_add_tcase(s, tc);

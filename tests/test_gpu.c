@@ -302,8 +302,9 @@ START_TEST(h200_l2_partitions_fabric_and_near_copies)
     for (uint32_t pass = 0; pass < 2; pass++)
         for (uint32_t cta = 0; cta < 2; cta++)
             for (uint32_t r = 0; r < 4; r++) {
+                /* one line per 4 KiB: 128 lines in 128 interleave granules */
                 test_mem(&m[n], TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK,
-                         A + r * 32 * 128, 128);
+                         A + r * 32 * 4096, 4096);
                 m[n].cache_op = TRACE_CACHE_CG; /* L1 out of the way */
                 m[n].cta = cta;
                 m[n].pc = 0x100 * (pass + 1) + 0x10 * cta;
