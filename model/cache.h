@@ -1,0 +1,107 @@
+/* cache.h - a pure sectored tag array: lookup, allocate (victim choice), LRU,
+ * per-sector valid byte masks and dirty bits. It knows nothing of policies
+ * (write-through or back, allocation, bypass), of the next level, or of
+ * cycles: L1 (l1.c) and L2 (l2.c) decide what to do with it.
+ *
+ * Organisation: `sets` sets of up to `max_ways` ways; the number of ways in
+ * use can change at a reset (the L1 shrinks when the shared-memory carveout
+ * grows). The simulator is bound by its own memory traffic, so a set's
+ * bookkeeping (epoch, valid count, tags, LRU stamps) is one contiguous block
+ * and its valid ways are kept packed at the front: a lookup scans only the
+ * valid tags, filling a set that is not full scans nothing. Replacement is
+ * LRU by a per-cache use counter; an entry inserted as "evict first"
+ * (ld.global.cs) is the oldest of its set until it is used. Emptying the
+ * whole cache is O(1): sets carry an epoch and count as empty when it is old.
+ *
+ * A sector is present when any of its bytes is valid; a load needs its bytes
+ * valid. Byte masks are 32 bits, so sectors are at most 32 bytes. */
+#ifndef GMS_CACHE_H
+#define GMS_CACHE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfg.h"
+
+#define CACHE_MAX_SECTORS 4u        /* sectors per line */
+#define CACHE_NO_LINE UINT64_MAX    /* tag of an empty way */
+
+/* The data of one way. */
+typedef struct cache_entry {
+    uint32_t bytes[CACHE_MAX_SECTORS];    /* bit b: byte b of sector s is valid */
+    uint8_t dirty;                        /* bit s: sector s is newer than the next level */
+} cache_entry;
+
+/* What an allocation pushed out. */
+typedef struct cache_evicted {
+    bool valid;           /* a line was evicted */
+    uint64_t line;
+    uint8_t dirty;        /* its dirty sectors */
+} cache_evicted;
+
+typedef struct cache cache;
+
+/* sets >= 1 (a power of two for cache_index; otherwise the caller picks
+ * the set, as the L2 does for its slices); max_ways >= 1; sectors_per_line <= CACHE_MAX_SECTORS;
+ * sector_bytes <= 32. Starts empty with max_ways ways in use. */
+cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
+                    uint32_t sector_bytes, cfg_set_index index);
+void cache_destroy(cache *c);
+
+/* Empty the cache (dirty data is dropped) and use `ways` ways (<= max_ways;
+ * 0 makes a cache that holds nothing). */
+void cache_reset(cache *c, uint32_t ways);
+uint32_t cache_ways(const cache *c);
+uint32_t cache_sets(const cache *c);
+
+/* The set of a line by the cache's index function (sets a power of two). */
+uint32_t cache_index(const cache *c, uint64_t line);
+
+/* Set index of `line` among 2^bits sets: CFG_INDEX_LINEAR takes the low bits,
+ * CFG_INDEX_XOR folds all bits of the line number together in bits-wide
+ * groups, so that power-of-two strides spread over the sets. */
+uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits);
+
+/* Ways are named by (set, way); a way number stays valid until the next
+ * cache_alloc, cache_drop or cache_reset on the same cache. */
+
+/* The way holding line in set, or -1. Does not change the LRU order. */
+int cache_find(cache *c, uint32_t set, uint64_t line);
+
+/* The data of a valid way. */
+cache_entry *cache_entry_at(cache *c, uint32_t set, int way);
+
+/* Make the way the most recently used of its set. */
+void cache_touch(cache *c, uint32_t set, int way);
+
+/* Install line (not present) in set: an empty way, else the LRU victim, whose
+ * line and dirty sectors are reported in *ev. The new way has no valid bytes
+ * and is most recently used, or the first victim when evict_first. Returns
+ * the way, or -1 (evicting nothing) when the cache has 0 ways. */
+int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_evicted *ev);
+
+/* Remove the way's line (its dirty data is dropped: write it back first).
+ * The set's last valid way moves into its place. */
+void cache_drop(cache *c, uint32_t set, int way);
+
+/* Lines held now (walks the whole cache: for tests). */
+uint64_t cache_count_lines(cache *c);
+
+/* For tests: set the LRU clock, to reach its renumbering without 4 G uses. */
+void cache_test_set_clock(cache *c, uint32_t clock);
+
+/* Bits set in x (sector masks); portable, no libgcc call without -mpopcnt. */
+static inline uint32_t cache_popcount(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+}
+
+static inline uint32_t cache_full_mask(uint32_t sector_bytes)
+{
+    return sector_bytes >= 32 ? 0xffffffffu : ((1u << sector_bytes) - 1u);
+}
+
+#endif

@@ -1,0 +1,605 @@
+/* gpu.c - one GPU's memory system driven by trace records: instruction
+ * counts, coalescing, the L1 of the CTA's SM, the shared L2 and DRAM, and the
+ * shared-memory banks; every count goes to the record's PC.
+ *
+ * Decisions (documented here because the trace/counter contract is silent):
+ *  - Records flagged TRACE_MEM_GENERIC count as op_generic_{ld,st,atom}
+ *    (generic reductions as op_generic_atom); their space decides the path.
+ *  - cp.async (TRACE_MEM_LDGSTS): the global half counts one op_ldgsts
+ *    instruction and, when its cache operator goes through L1 (not cg/cv/lu),
+ *    the ldgsts_cache_access request and sectors; it looks L1 up and fills it
+ *    like a load and reads L2 for its misses, but adds nothing to the
+ *    op_ld counters (ncu keeps LDGSTS apart) nor to the L1 miss-stage
+ *    (mem_lg_op_ld) return count. The shared half is no instruction; its
+ *    wavefronts count as a shared store.
+ *  - Local memory: addresses are offsets in the thread's window (2^24 bytes;
+ *    larger offsets wrap). They map to a private physical region above
+ *    bit 60, interleaved at 4-byte words across the lanes of a warp:
+ *    LOCAL_BASE + gwarp * 2^29 + (off / 4) * 128 + lane * 4 + off % 4, with
+ *    gwarp = cta * warps_per_cta + warp (mod 2^31). Local loads are always
+ *    cached; local stores always update L1 (Kepler's L1 is write-back for
+ *    local memory) and write through to L2. Their data-stage wavefronts are
+ *    costed one 4-byte word index at a time (a LDL.128 of one offset in
+ *    every lane moves 4 x 128 contiguous bytes: 4 wavefronts) [INFER,
+ *    unmeasured].
+ *  - Global data stage: data wavefronts by the bank rule on the byte
+ *    addresses (smem.h, never merged); conflicts = wavefronts - ideal, ideal =
+ *    phases when every sector hit, else max(phases, tag wavefronts)
+ *    (hardware-facts §3.4), never below 0.
+ *  - Per-PC table: sized from the kernel's PC table, grown otherwise; at most
+ *    GPU_MAX_PCS distinct PCs per kernel, further PCs are lumped under
+ *    GPU_PC_NONE. Barrier records count as executions of their PC. The
+ *    breakdown is sorted at gpu_kernel_end (before it, in first-seen order).
+ *  - Carveout: when it changes between kernels the L1s are emptied even if
+ *    caches are not cold per kernel. */
+#include "gpu.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coal.h"
+#include "l1.h"
+#include "l2.h"
+#include "smem.h"
+
+#define GPU_MAX_PCS 65536u
+#define LOCAL_BASE ((uint64_t)1 << 60)
+#define LOCAL_WINDOW_SHIFT 24u                    /* bytes of one thread's local window */
+#define LOCAL_WARP_SHIFT (LOCAL_WINDOW_SHIFT + 5u) /* 32 interleaved windows per warp */
+#define LOCAL_WARP_MASK (((uint64_t)1 << 31) - 1u) /* keeps the region below bit 61 */
+
+struct gpu {
+    cfg_gpu cfg;
+    coal_geom geom;
+    smem_geom banks;
+    l1 **l1;                  /* [sm_count] */
+    l2 *l2;
+    uint32_t *sm_partition;   /* [sm_count]: the L2 partition of each SM */
+
+    /* the current kernel */
+    bool in_kernel;
+    gpu_kernel_info info;
+    uint32_t warps_per_cta;
+    uint32_t cur_l1_bytes;    /* L1 capacity the L1s were last reset to */
+    bool l1_sized;
+
+    /* per-PC counters: an open-addressing table pc -> index into pcs */
+    gpu_pc_stats *pcs;
+    uint32_t n_pcs, cap_pcs;
+    uint32_t *slots;          /* index + 1, 0 = empty */
+    uint32_t slot_mask;
+    uint32_t last_pc, last_idx;
+    bool have_last;
+    bool sorted;
+
+    /* scratch for one record: no allocation per access */
+    coal_chunk chunks[COAL_MAX_CHUNKS];
+    coal_result res;
+    uint32_t miss_mask[COAL_MAX_LINES];
+};
+
+/* ---- creation --------------------------------------------------------------- */
+
+gpu *gpu_create(const cfg_gpu *c)
+{
+    assert(c->sm_count >= 1);
+    assert(c->l1_line_bytes == c->l2_line_bytes && c->l1_sector_bytes == c->l2_sector_bytes);
+    gpu *g = xcalloc(1, sizeof *g);
+    g->cfg = *c;
+    coal_geom_init(&g->geom, c->l1_line_bytes, c->l1_sector_bytes);
+    smem_geom_init(&g->banks, c->smem_banks, c->smem_bank_bytes, c->smem_bank_mode_bytes);
+    g->l1 = xcalloc(c->sm_count, sizeof *g->l1);
+    for (uint32_t s = 0; s < c->sm_count; s++)
+        g->l1[s] = l1_create(c);
+    g->l2 = l2_create(c);
+    g->sm_partition = xcalloc(c->sm_count, sizeof *g->sm_partition);
+    for (uint32_t s = 0; s < c->sm_count; s++)
+        g->sm_partition[s] = l2_partition_of_sm(g->l2, s);
+    return g;
+}
+
+void gpu_destroy(gpu *g)
+{
+    if (!g)
+        return;
+    for (uint32_t s = 0; s < g->cfg.sm_count; s++)
+        l1_destroy(g->l1[s]);
+    free(g->l1);
+    l2_destroy(g->l2);
+    free(g->sm_partition);
+    free(g->pcs);
+    free(g->slots);
+    free(g);
+}
+
+/* ---- per-PC table ------------------------------------------------------------- */
+
+static inline uint32_t pc_hash(uint32_t pc, uint32_t mask)
+{
+    return (uint32_t)((pc * 0x9e3779b1u) >> 7) & mask;
+}
+
+static void pcs_rehash(gpu *g, uint32_t n_slots)
+{
+    free(g->slots);
+    g->slots = xcalloc(n_slots, sizeof *g->slots);
+    g->slot_mask = n_slots - 1u;
+    for (uint32_t i = 0; i < g->n_pcs; i++) {
+        uint32_t h = pc_hash(g->pcs[i].pc, g->slot_mask);
+        while (g->slots[h])
+            h = (h + 1u) & g->slot_mask;
+        g->slots[h] = i + 1u;
+    }
+}
+
+/* Empty the table, with room for about `expect` PCs. */
+static void pcs_reset(gpu *g, uint32_t expect)
+{
+    if (expect > GPU_MAX_PCS)
+        expect = GPU_MAX_PCS;
+    if (expect < 16)
+        expect = 16;
+    if (g->cap_pcs < expect) {
+        free(g->pcs);
+        g->pcs = xmalloc((size_t)expect * sizeof *g->pcs);
+        g->cap_pcs = expect;
+    }
+    g->n_pcs = 0;
+    uint32_t n_slots = 32;
+    while (n_slots < 2u * expect)
+        n_slots <<= 1;
+    if (!g->slots || g->slot_mask + 1u != n_slots) {
+        pcs_rehash(g, n_slots);
+    } else {
+        memset(g->slots, 0, (size_t)n_slots * sizeof *g->slots);
+    }
+    g->have_last = false;
+    g->sorted = false;
+}
+
+static uint32_t pcs_insert(gpu *g, uint32_t pc, uint32_t h)
+{
+    if (g->n_pcs == g->cap_pcs) {
+        uint32_t cap = g->cap_pcs * 2u;
+        if (cap > GPU_MAX_PCS)
+            cap = GPU_MAX_PCS;
+        g->pcs = xrealloc(g->pcs, (size_t)cap * sizeof *g->pcs);
+        g->cap_pcs = cap;
+    }
+    uint32_t idx = g->n_pcs++;
+    gpu_pc_stats *p = &g->pcs[idx];
+    p->pc = pc;
+    p->executions = 0;
+    stats_clear(&p->s);
+    g->slots[h] = idx + 1u;
+    if (2u * g->n_pcs > g->slot_mask + 1u)
+        pcs_rehash(g, 2u * (g->slot_mask + 1u));
+    return idx;
+}
+
+static uint32_t pcs_lookup(gpu *g, uint32_t pc)
+{
+    uint32_t h = pc_hash(pc, g->slot_mask);
+    for (;;) {
+        uint32_t v = g->slots[h];
+        if (v == 0)
+            break;
+        if (g->pcs[v - 1u].pc == pc)
+            return v - 1u;
+        h = (h + 1u) & g->slot_mask;
+    }
+    /* new PC: the last slot of the table is kept for the lump of the rest */
+    if (pc != GPU_PC_NONE && g->n_pcs >= GPU_MAX_PCS - 1u)
+        return pcs_lookup(g, GPU_PC_NONE);
+    return pcs_insert(g, pc, h);
+}
+
+static gpu_pc_stats *pc_entry(gpu *g, uint32_t pc)
+{
+    if (!g->have_last || g->last_pc != pc) {
+        g->last_idx = pcs_lookup(g, pc);
+        g->last_pc = pc;
+        g->have_last = true;
+    }
+    return &g->pcs[g->last_idx];
+}
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+    return a < b ? a : b;
+}
+
+int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err_info *err)
+{
+    const cfg_gpu *c = &g->cfg;
+    const char *name = k->name ? k->name : "?";
+    uint64_t threads = (uint64_t)k->block[0] * k->block[1] * k->block[2];
+    uint64_t warps = (threads + 31u) / 32u;
+    uint64_t warp_threads = warps * 32u;
+    uint64_t smem_per_cta = (uint64_t)k->smem_static_bytes + k->smem_dynamic_bytes +
+                            c->smem_reserved_per_cta_bytes;
+    uint64_t max_carveout = c->n_carveouts ? (uint64_t)c->carveout_kib[c->n_carveouts - 1] * 1024u : 0;
+
+    if (threads == 0 || warp_threads > c->max_threads_per_sm) {
+        err_set(err, "kernel %s: a CTA of %llu threads does not fit an SM of %u threads", name,
+                (unsigned long long)threads, c->max_threads_per_sm);
+        return -1;
+    }
+    uint64_t regs_per_cta = (uint64_t)k->regs_per_thread * warp_threads;
+    if (regs_per_cta > c->registers_per_sm) {
+        err_set(err, "kernel %s: a CTA needs %llu registers (%u per thread x %llu threads), an SM has %u",
+                name, (unsigned long long)regs_per_cta, k->regs_per_thread,
+                (unsigned long long)warp_threads, c->registers_per_sm);
+        return -1;
+    }
+    if (smem_per_cta > max_carveout) {
+        err_set(err, "kernel %s: a CTA needs %llu bytes of shared memory (static %u + dynamic %u + "
+                "reserved %u), the largest carveout is %llu bytes", name,
+                (unsigned long long)smem_per_cta, k->smem_static_bytes, k->smem_dynamic_bytes,
+                c->smem_reserved_per_cta_bytes, (unsigned long long)max_carveout);
+        return -1;
+    }
+    uint32_t ctas = c->max_ctas_per_sm;
+    ctas = min_u32(ctas, (uint32_t)(c->max_threads_per_sm / warp_threads));
+    if (regs_per_cta)
+        ctas = min_u32(ctas, (uint32_t)(c->registers_per_sm / regs_per_cta));
+    if (smem_per_cta)
+        ctas = (uint32_t)(min_u32(ctas, (uint32_t)(max_carveout / smem_per_cta)));
+    if (ctas == 0) {
+        err_set(err, "kernel %s: no CTA fits an SM (max_ctas_per_sm is 0)", name);
+        return -1;
+    }
+    /* the smallest carveout that holds the resident CTAs' shared memory */
+    uint64_t need = (uint64_t)ctas * smem_per_cta;
+    uint32_t carveout_kib = 0;
+    for (uint32_t i = 0; i < c->n_carveouts; i++) {
+        if ((uint64_t)c->carveout_kib[i] * 1024u >= need) {
+            carveout_kib = c->carveout_kib[i];
+            break;
+        }
+    }
+    uint32_t l1_kib = c->l1_unified_kib > carveout_kib ? c->l1_unified_kib - carveout_kib : 0;
+
+    g->info.ctas_per_sm = ctas;
+    g->info.carveout_kib = carveout_kib;
+    g->info.l1_kib = l1_kib;
+    g->info.trace_sms = c->cta_placement == CFG_PLACE_TRACE && trace_sm_count == c->sm_count;
+    g->warps_per_cta = (uint32_t)warps;
+
+    uint32_t l1_bytes = l1_kib * 1024u;
+    if (c->cold_caches_per_kernel || !g->l1_sized || l1_bytes != g->cur_l1_bytes) {
+        for (uint32_t s = 0; s < c->sm_count; s++)
+            l1_reset(g->l1[s], l1_bytes);
+        g->cur_l1_bytes = l1_bytes;
+        g->l1_sized = true;
+    }
+    if (c->cold_caches_per_kernel)
+        l2_clear(g->l2);
+
+    pcs_reset(g, k->n_pcs);
+    g->in_kernel = true;
+    return 0;
+}
+
+const gpu_kernel_info *gpu_kernel_info_get(const gpu *g)
+{
+    return &g->info;
+}
+
+static int cmp_pc(const void *a, const void *b)
+{
+    uint32_t x = ((const gpu_pc_stats *)a)->pc, y = ((const gpu_pc_stats *)b)->pc;
+    return (x > y) - (x < y);
+}
+
+void gpu_kernel_end(gpu *g, stats *out)
+{
+    assert(g->in_kernel);
+    stats_clear(out);
+    for (uint32_t i = 0; i < g->n_pcs; i++)
+        stats_add(out, &g->pcs[i].s);
+    qsort(g->pcs, g->n_pcs, sizeof *g->pcs, cmp_pc);
+    g->sorted = true;
+    g->have_last = false;
+    g->in_kernel = false;
+}
+
+const gpu_pc_stats *gpu_pc_breakdown(const gpu *g, uint32_t *n)
+{
+    *n = g->n_pcs;
+    return g->pcs;
+}
+
+/* ---- records ------------------------------------------------------------------ */
+
+static uint32_t sm_of(const gpu *g, uint32_t cta, int32_t sm)
+{
+    if (g->info.trace_sms && sm >= 0 && (uint32_t)sm < g->cfg.sm_count)
+        return (uint32_t)sm;
+    return cta % g->cfg.sm_count;
+}
+
+static void count_instruction(const trace_mem *m, stats *s)
+{
+    if (m->flags & TRACE_MEM_LDGSTS) {
+        if (m->space == TRACE_SPACE_GLOBAL)
+            s->v[STAT_INST_LDGSTS]++;
+        return; /* the shared-write half is the same instruction */
+    }
+    if (m->flags & TRACE_MEM_GENERIC) {
+        static const stat_id generic[TRACE_KIND_COUNT] = {
+            STAT_INST_GENERIC_LD, STAT_INST_GENERIC_ST, STAT_INST_GENERIC_ATOM, STAT_INST_GENERIC_ATOM};
+        s->v[generic[m->kind]]++;
+        return;
+    }
+    static const stat_id by_space[TRACE_SPACE_COUNT][TRACE_KIND_COUNT] = {
+        [TRACE_SPACE_GLOBAL] = {STAT_INST_GLOBAL_LD, STAT_INST_GLOBAL_ST, STAT_INST_GLOBAL_ATOM,
+                                STAT_INST_GLOBAL_RED},
+        [TRACE_SPACE_SHARED] = {STAT_INST_SHARED_LD, STAT_INST_SHARED_ST, STAT_INST_SHARED_ATOM,
+                                STAT_INST_SHARED_ATOM},
+        /* no atomics on local memory (trace_mem_validate); counted as loads if they came */
+        [TRACE_SPACE_LOCAL] = {STAT_INST_LOCAL_LD, STAT_INST_LOCAL_ST, STAT_INST_LOCAL_LD,
+                               STAT_INST_LOCAL_LD},
+    };
+    s->v[by_space[m->space][m->kind]]++;
+}
+
+static void do_shared(gpu *g, const trace_mem *m, stats *s)
+{
+    bool store = m->kind == TRACE_KIND_ST || (m->flags & TRACE_MEM_LDGSTS);
+    bool atomic = !store && (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED);
+    bool merged = !store && !atomic && g->cfg.smem_load_pairing &&
+                  smem_lanes_per_phase(&g->banks, m->size_bytes, false) < 32u &&
+                  smem_lanes_pair_up(m->addr, m->active_mask);
+    smem_cost c = smem_cost_warp(&g->banks, m->addr, m->active_mask, m->size_bytes, merged, atomic);
+    uint32_t bc = c.wavefronts - c.ideal;
+    if (store) {
+        s->v[STAT_SMEM_WF_ST] += c.wavefronts;
+        s->v[STAT_SMEM_BC_ST] += bc;
+    } else if (atomic) {
+        s->v[STAT_SMEM_WF_ATOM] += c.wavefronts;
+        s->v[STAT_SMEM_BC_ATOM] += bc;
+    } else {
+        s->v[STAT_SMEM_WF_LD] += c.wavefronts;
+        s->v[STAT_SMEM_BC_LD] += bc;
+    }
+    s->v[STAT_SMEM_WF_IDEAL] += c.ideal;
+}
+
+static l1_load_mode global_load_mode(const gpu *g, uint8_t cache_op)
+{
+    switch ((trace_cache_op)cache_op) {
+    case TRACE_CACHE_DEFAULT:
+        return g->cfg.l1_global_loads == CFG_L1_GLOBAL_CACHE ? L1_LOAD_CACHE : L1_LOAD_BYPASS;
+    case TRACE_CACHE_CA:
+    case TRACE_CACHE_NC:
+        return L1_LOAD_CACHE;
+    case TRACE_CACHE_CS:
+        return L1_LOAD_EVICT_FIRST;
+    case TRACE_CACHE_CG:
+    case TRACE_CACHE_LU:
+    case TRACE_CACHE_CV:
+    case TRACE_CACHE_COUNT:
+        break;
+    }
+    return L1_LOAD_BYPASS;
+}
+
+/* Look the coalesced lines up in L1 and read what missed from L2. Returns
+ * the missing sectors; *hits gets the hitting ones. */
+static uint32_t load_lines(gpu *g, uint32_t sm, l1_load_mode mode, uint32_t *hits, stats *s)
+{
+    uint32_t misses;
+    l1_load(g->l1[sm], &g->res, mode, g->miss_mask, hits, &misses);
+    if (misses) {
+        uint32_t part = g->sm_partition[sm];
+        for (uint32_t i = 0; i < g->res.n_lines; i++)
+            if (g->miss_mask[i])
+                l2_read(g->l2, part, g->res.lines[i].line, g->miss_mask[i], s);
+    }
+    return misses;
+}
+
+static void store_lines(gpu *g, uint32_t sm, stats *s)
+{
+    uint32_t part = g->sm_partition[sm];
+    for (uint32_t i = 0; i < g->res.n_lines; i++) {
+        const coal_line *ln = &g->res.lines[i];
+        l2_write(g->l2, part, ln->line, ln->sector_mask, ln->byte_mask, s);
+    }
+}
+
+/* One chunk per active lane: a naturally aligned access lies in one sector. */
+static uint32_t lane_chunks(gpu *g, const trace_mem *m)
+{
+    uint32_t n = 0;
+    uint32_t mask = m->active_mask;
+    while (mask) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask);
+        mask &= mask - 1u;
+        g->chunks[n].addr = m->addr[l];
+        g->chunks[n].bytes = m->size_bytes;
+        g->chunks[n].lane = (uint8_t)l;
+        n++;
+    }
+    return n;
+}
+
+static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
+{
+    bool red = m->kind == TRACE_KIND_RED;
+    s->v[red ? STAT_L1_REQ_GLOBAL_RED : STAT_L1_REQ_GLOBAL_ATOM]++;
+    /* Same-address lanes are not merged: round r takes the r-th lane of each
+     * distinct address, and each round is coalesced on its own (§3.3). */
+    uint8_t rank[TRACE_WARP_LANES];
+    uint32_t lanes[TRACE_WARP_LANES];
+    uint32_t n = 0, rounds = 0;
+    uint32_t mask = m->active_mask;
+    while (mask) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask);
+        mask &= mask - 1u;
+        uint32_t r = 0;
+        for (uint32_t j = 0; j < n; j++)
+            r += m->addr[lanes[j]] == m->addr[l];
+        lanes[n] = l;
+        rank[n] = (uint8_t)r;
+        n++;
+        if (r + 1u > rounds)
+            rounds = r + 1u;
+    }
+    uint32_t part = g->sm_partition[sm];
+    for (uint32_t r = 0; r < rounds; r++) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (rank[i] != r)
+                continue;
+            g->chunks[k].addr = m->addr[lanes[i]];
+            g->chunks[k].bytes = m->size_bytes;
+            g->chunks[k].lane = (uint8_t)lanes[i];
+            k++;
+        }
+        coal_run(&g->geom, g->chunks, k, &g->res);
+        s->v[red ? STAT_L1_SECT_GLOBAL_RED : STAT_L1_SECT_GLOBAL_ATOM] += g->res.n_sectors;
+        l1_invalidate(g->l1[sm], &g->res);
+        for (uint32_t i = 0; i < g->res.n_lines; i++)
+            l2_atomic(g->l2, part, g->res.lines[i].line, g->res.lines[i].sector_mask, red, s);
+    }
+}
+
+static void do_global(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
+{
+    if (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED) {
+        do_global_atomic(g, m, sm, s);
+        return;
+    }
+    uint32_t n = lane_chunks(g, m);
+    coal_run(&g->geom, g->chunks, n, &g->res);
+    uint32_t lines = g->res.n_lines, sectors = g->res.n_sectors;
+    uint64_t bytes = (uint64_t)n * m->size_bytes;
+
+    if (m->kind == TRACE_KIND_ST) {
+        uint32_t hits, misses;
+        s->v[STAT_SASS_BYTES_GLOBAL_ST] += bytes;
+        s->v[STAT_L1_REQ_GLOBAL_ST]++;
+        s->v[STAT_L1_SECT_GLOBAL_ST] += sectors;
+        l1_store(g->l1[sm], &g->res, g->cfg.l1_stores, &hits, &misses);
+        s->v[STAT_L1_SECT_GLOBAL_ST_HIT] += hits;
+        s->v[STAT_L1_SECT_GLOBAL_ST_MISS] += misses;
+        store_lines(g, sm, s);
+        s->v[STAT_L1_M_WRITE_SECTORS] += sectors;
+        return;
+    }
+
+    l1_load_mode mode = global_load_mode(g, m->cache_op);
+    uint32_t hits;
+    if (m->flags & TRACE_MEM_LDGSTS) {
+        if (mode != L1_LOAD_BYPASS) {
+            s->v[STAT_L1_REQ_LDGSTS]++;
+            s->v[STAT_L1_SECT_LDGSTS] += sectors;
+        }
+        load_lines(g, sm, mode, &hits, s);
+        return;
+    }
+    s->v[STAT_SASS_BYTES_GLOBAL_LD] += bytes;
+    s->v[STAT_L1_REQ_GLOBAL_LD]++;
+    s->v[STAT_L1_SECT_GLOBAL_LD] += sectors;
+    uint32_t tpc = g->cfg.l1_tags_per_cycle;
+    uint32_t tag_wf = (lines + tpc - 1u) / tpc;
+    s->v[STAT_L1_TAG_WF_GLOBAL_LD] += tag_wf;
+    s->v[STAT_L1_SET_ACCESSES_GLOBAL_LD] += lines;
+    s->v[STAT_L1_SET_CONFLICTS_GLOBAL_LD] += tag_wf - 1u;
+
+    uint32_t misses = load_lines(g, sm, mode, &hits, s);
+    s->v[STAT_L1_SECT_GLOBAL_LD_HIT] += hits;
+    s->v[STAT_L1_SECT_GLOBAL_LD_MISS] += misses;
+    s->v[STAT_L1_M_READ_SECTORS] += misses;
+
+    smem_cost c = smem_cost_chunks(&g->banks, g->chunks, n,
+                                   smem_lanes_per_phase(&g->banks, m->size_bytes, false), false);
+    uint32_t ideal = c.ideal;
+    if (misses && tag_wf > ideal)
+        ideal = tag_wf;
+    s->v[STAT_L1_DATA_WF_GLOBAL_LD] += c.wavefronts;
+    s->v[STAT_L1_DATA_BC_GLOBAL_LD] += c.wavefronts > ideal ? c.wavefronts - ideal : 0;
+}
+
+static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
+{
+    uint64_t gwarp = ((uint64_t)m->cta * g->warps_per_cta + m->warp) & LOCAL_WARP_MASK;
+    uint64_t base = LOCAL_BASE + (gwarp << LOCAL_WARP_SHIFT);
+    const uint64_t window_mask = ((uint64_t)1 << LOCAL_WINDOW_SHIFT) - 1u;
+    uint32_t words = m->size_bytes >= 4 ? m->size_bytes / 4u : 1u;
+    uint8_t word_bytes = m->size_bytes >= 4 ? 4 : m->size_bytes;
+    uint32_t n = 0;
+    /* word-major: the chunks of word k of every lane are contiguous, in lane order */
+    for (uint32_t k = 0; k < words; k++) {
+        uint32_t mask = m->active_mask;
+        while (mask) {
+            uint32_t l = (uint32_t)__builtin_ctz(mask);
+            mask &= mask - 1u;
+            uint64_t off = (m->addr[l] + 4u * k) & window_mask;
+            g->chunks[n].addr = base + (off >> 2) * 128u + l * 4u + (off & 3u);
+            g->chunks[n].bytes = word_bytes;
+            g->chunks[n].lane = (uint8_t)l;
+            n++;
+        }
+    }
+    uint32_t per_word = n / words;
+    coal_run(&g->geom, g->chunks, n, &g->res);
+
+    if (m->kind == TRACE_KIND_ST) {
+        uint32_t hits, misses;
+        s->v[STAT_L1_REQ_LOCAL_ST]++;
+        s->v[STAT_L1_SECT_LOCAL_ST] += g->res.n_sectors;
+        l1_store(g->l1[sm], &g->res, CFG_L1_STORES_UPDATE, &hits, &misses);
+        store_lines(g, sm, s);
+        s->v[STAT_L1_M_WRITE_SECTORS] += g->res.n_sectors;
+        return;
+    }
+    uint32_t hits;
+    s->v[STAT_L1_REQ_LOCAL_LD]++;
+    s->v[STAT_L1_SECT_LOCAL_LD] += g->res.n_sectors;
+    l1_load_mode mode = m->cache_op == TRACE_CACHE_CS ? L1_LOAD_EVICT_FIRST : L1_LOAD_CACHE;
+    uint32_t misses = load_lines(g, sm, mode, &hits, s);
+    s->v[STAT_L1_SECT_LOCAL_LD_HIT] += hits;
+    s->v[STAT_L1_SECT_LOCAL_LD_MISS] += misses;
+    s->v[STAT_L1_M_READ_SECTORS] += misses;
+    uint32_t lpp = smem_lanes_per_phase(&g->banks, word_bytes, false);
+    for (uint32_t k = 0; k < words; k++) {
+        smem_cost c = smem_cost_chunks(&g->banks, g->chunks + k * per_word, per_word, lpp, false);
+        s->v[STAT_L1_DATA_WF_GLOBAL_LD] += c.wavefronts;
+    }
+}
+
+void gpu_mem(gpu *g, const trace_mem *m)
+{
+    assert(g->in_kernel);
+    assert(m->kind < TRACE_KIND_COUNT && m->space < TRACE_SPACE_COUNT && m->active_mask);
+    gpu_pc_stats *p = pc_entry(g, m->pc);
+    p->executions++;
+    stats *s = &p->s;
+    count_instruction(m, s);
+    uint32_t sm = sm_of(g, m->cta, m->sm);
+    switch ((trace_space)m->space) {
+    case TRACE_SPACE_SHARED:
+        do_shared(g, m, s);
+        break;
+    case TRACE_SPACE_GLOBAL:
+        do_global(g, m, sm, s);
+        break;
+    case TRACE_SPACE_LOCAL:
+        do_local(g, m, sm, s);
+        break;
+    case TRACE_SPACE_COUNT:
+        break;
+    }
+}
+
+void gpu_barrier(gpu *g, const trace_barrier *b)
+{
+    assert(g->in_kernel);
+    pc_entry(g, b->pc)->executions++;
+}

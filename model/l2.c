@@ -1,0 +1,264 @@
+/* l2.c - L2 partitions, slices, fabric, ECC fills and DRAM sector counts
+ * (the rules are in l2.h). */
+#include "l2.h"
+
+#include <assert.h>
+#include <stdlib.h>
+
+#include "cache.h"
+#include "coal.h"
+#include "err.h"
+
+#define L2_MAX_PARTITIONS 8u
+
+struct l2 {
+    uint32_t partitions;
+    uint32_t slices_per_partition;
+    uint32_t sets_per_slice;
+    uint32_t set_bits;          /* log2(sets_per_slice) */
+    uint32_t sectors_per_line;
+    uint32_t full;              /* byte mask of a whole sector */
+    bool ecc;
+    cfg_set_index index;
+    cache *part[L2_MAX_PARTITIONS]; /* one tag array per partition: slices x sets */
+};
+
+static uint32_t log2_exact(uint32_t v)
+{
+    uint32_t s = 0;
+    while ((1u << s) < v)
+        s++;
+    assert((1u << s) == v);
+    return s;
+}
+
+l2 *l2_create(const cfg_gpu *c)
+{
+    assert(c->l2_partitions >= 1 && c->l2_partitions <= L2_MAX_PARTITIONS);
+    assert(c->l2_slices % c->l2_partitions == 0);
+    assert(c->l2_line_bytes / c->l2_sector_bytes <= CACHE_MAX_SECTORS);
+    l2 *l = xcalloc(1, sizeof *l);
+    l->partitions = c->l2_partitions;
+    l->slices_per_partition = c->l2_slices / c->l2_partitions;
+    l->sets_per_slice = c->l2_sets_per_slice;
+    l->set_bits = log2_exact(c->l2_sets_per_slice);
+    l->sectors_per_line = c->l2_line_bytes / c->l2_sector_bytes;
+    l->full = cache_full_mask(c->l2_sector_bytes);
+    l->ecc = c->l2_ecc;
+    l->index = c->l2_set_index;
+    /* the partition's sets: slice-major; the caller picks the set (hash) */
+    uint32_t sets = l->slices_per_partition * l->sets_per_slice;
+    for (uint32_t p = 0; p < l->partitions; p++)
+        l->part[p] = cache_create(sets, c->l2_ways, l->sectors_per_line, c->l2_sector_bytes,
+                                  CFG_INDEX_LINEAR);
+    return l;
+}
+
+void l2_destroy(l2 *c)
+{
+    if (!c)
+        return;
+    for (uint32_t p = 0; p < c->partitions; p++)
+        cache_destroy(c->part[p]);
+    free(c);
+}
+
+void l2_clear(l2 *c)
+{
+    for (uint32_t p = 0; p < c->partitions; p++)
+        cache_reset(c->part[p], cache_ways(c->part[p]));
+}
+
+uint32_t l2_partition_of_sm(const l2 *c, uint32_t sm)
+{
+    return sm % c->partitions;
+}
+
+/* splitmix64's finaliser: every bit of the granule number moves every bit
+ * of the result, so neighbouring granules spread over slices and partitions. */
+#define L2_GRANULE_LINES_SHIFT 4u /* 16 lines = 2 KiB per slice granule */
+static inline uint64_t mix64(uint64_t z)
+{
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9ull;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z;
+}
+
+typedef struct l2_place {
+    uint32_t home; /* partition */
+    uint32_t set;  /* set in each partition's tag array: slice * sets_per_slice + set in slice */
+} l2_place;
+
+static inline l2_place place_of(const l2 *c, uint64_t line)
+{
+    uint64_t h = mix64(line >> L2_GRANULE_LINES_SHIFT);
+    l2_place p;
+    /* Lemire's multiply-shift range reduction of two independent 32-bit halves */
+    p.home = (uint32_t)(((h & 0xffffffffu) * c->partitions) >> 32);
+    uint32_t slice = (uint32_t)(((h >> 32) * c->slices_per_partition) >> 32);
+    p.set = slice * c->sets_per_slice + cache_set_hash(c->index, line, c->set_bits);
+    return p;
+}
+
+uint32_t l2_home_partition(const l2 *c, uint64_t line)
+{
+    return place_of(c, line).home;
+}
+
+static inline uint32_t popcount(uint32_t x)
+{
+    return cache_popcount(x);
+}
+
+/* The entry for line in partition p, allocated (with its write-back counted)
+ * when absent. NULL only if the cache has no ways. */
+static cache_entry *find_or_alloc(l2 *c, uint32_t p, uint32_t set, uint64_t line, stats *s)
+{
+    int way = cache_find(c->part[p], set, line);
+    if (way >= 0) {
+        cache_touch(c->part[p], set, way);
+        return cache_entry_at(c->part[p], set, way);
+    }
+    cache_evicted ev;
+    way = cache_alloc(c->part[p], set, line, false, &ev);
+    if (ev.valid)
+        s->v[STAT_DRAM_SECT_WRITE] += popcount(ev.dirty);
+    return way >= 0 ? cache_entry_at(c->part[p], set, way) : NULL;
+}
+
+/* Sectors of mask that are wholly valid in e. */
+static uint32_t full_sectors(const l2 *c, const cache_entry *e, uint32_t mask)
+{
+    uint32_t have = 0;
+    if (!e)
+        return 0;
+    for (uint32_t i = 0; i < c->sectors_per_line; i++)
+        if ((mask & (1u << i)) && e->bytes[i] == c->full)
+            have |= 1u << i;
+    return have;
+}
+
+/* Make the sectors of mask wholly valid in line's home entry, reading from
+ * DRAM those that are not; returns the entry. */
+static cache_entry *home_fill(l2 *c, uint32_t home, uint32_t set, uint64_t line, uint32_t mask,
+                              stats *s)
+{
+    cache_entry *e = find_or_alloc(c, home, set, line, s);
+    uint32_t miss = mask & ~full_sectors(c, e, mask);
+    s->v[STAT_DRAM_SECT_READ] += popcount(miss);
+    if (e)
+        for (uint32_t i = 0; i < c->sectors_per_line; i++)
+            if (miss & (1u << i))
+                e->bytes[i] = c->full;
+    return e;
+}
+
+/* Drop the copies of line held outside its home partition. */
+static void drop_copies(l2 *c, l2_place pl, uint64_t line)
+{
+    for (uint32_t p = 0; p < c->partitions; p++) {
+        if (p == pl.home)
+            continue;
+        int way = cache_find(c->part[p], pl.set, line);
+        if (way >= 0) {
+            assert(cache_entry_at(c->part[p], pl.set, way)->dirty == 0); /* copies are clean */
+            cache_drop(c->part[p], pl.set, way);
+        }
+    }
+}
+
+void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s)
+{
+    assert(part < c->partitions);
+    l2_place pl = place_of(c, line);
+    s->v[STAT_L2_REQ_READ]++;
+    s->v[STAT_L2_SECT_READ] += popcount(sector_mask);
+
+    int way = cache_find(c->part[part], pl.set, line);
+    cache_entry *near = way >= 0 ? cache_entry_at(c->part[part], pl.set, way) : NULL;
+    uint32_t hit = full_sectors(c, near, sector_mask);
+    uint32_t miss = sector_mask & ~hit;
+    s->v[STAT_L2_SECT_READ_HIT] += popcount(hit);
+    s->v[STAT_L2_SECT_READ_MISS] += popcount(miss);
+    if (near)
+        cache_touch(c->part[part], pl.set, way);
+    if (!miss)
+        return;
+    if (pl.home == part) {
+        home_fill(c, part, pl.set, line, miss, s);
+        return;
+    }
+    /* far-homed: over the fabric to the home partition, then keep a copy near */
+    s->v[STAT_L2_SECT_FABRIC] += popcount(miss);
+    home_fill(c, pl.home, pl.set, line, miss, s);
+    if (!near) {
+        cache_evicted ev;
+        way = cache_alloc(c->part[part], pl.set, line, false, &ev);
+        if (ev.valid)
+            s->v[STAT_DRAM_SECT_WRITE] += popcount(ev.dirty);
+        near = way >= 0 ? cache_entry_at(c->part[part], pl.set, way) : NULL;
+    }
+    if (near)
+        for (uint32_t i = 0; i < c->sectors_per_line; i++)
+            if (miss & (1u << i))
+                near->bytes[i] = c->full;
+}
+
+void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
+              const uint32_t *byte_mask, stats *s)
+{
+    assert(part < c->partitions);
+    l2_place pl = place_of(c, line);
+    uint32_t n = popcount(sector_mask);
+    s->v[STAT_L2_REQ_WRITE]++;
+    s->v[STAT_L2_SECT_WRITE] += n;
+    if (pl.home != part)
+        s->v[STAT_L2_SECT_FABRIC] += n;
+    drop_copies(c, pl, line);
+
+    cache_entry *e = find_or_alloc(c, pl.home, pl.set, line, s);
+    for (uint32_t i = 0; i < c->sectors_per_line; i++) {
+        if (!(sector_mask & (1u << i)))
+            continue;
+        uint32_t had = e ? e->bytes[i] : 0;
+        if (had)
+            s->v[STAT_L2_SECT_WRITE_HIT]++;
+        else
+            s->v[STAT_L2_SECT_WRITE_MISS]++;
+        if (!e)
+            continue;
+        if (c->ecc && (had | byte_mask[i]) != c->full) {
+            /* ECC is kept per sector: a partial write needs the rest from DRAM */
+            s->v[STAT_DRAM_SECT_READ]++;
+            s->v[STAT_L2_SECT_ECC]++;
+            had = c->full;
+        }
+        e->bytes[i] = had | byte_mask[i];
+        e->dirty |= (uint8_t)(1u << i);
+    }
+}
+
+void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool is_red, stats *s)
+{
+    assert(part < c->partitions);
+    l2_place pl = place_of(c, line);
+    uint32_t n = popcount(sector_mask);
+    s->v[is_red ? STAT_L2_REQ_RED : STAT_L2_REQ_ATOM]++;
+    s->v[is_red ? STAT_L2_SECT_RED : STAT_L2_SECT_ATOM] += n;
+    if (pl.home != part)
+        s->v[STAT_L2_SECT_FABRIC] += n;
+    drop_copies(c, pl, line);
+    /* read-modify-write at home: the sectors must be there whole */
+    cache_entry *e = home_fill(c, pl.home, pl.set, line, sector_mask, s);
+    if (e)
+        e->dirty |= (uint8_t)sector_mask;
+}
+
+uint64_t l2_count_lines(l2 *c, uint32_t part)
+{
+    assert(part < c->partitions);
+    return cache_count_lines(c->part[part]);
+}

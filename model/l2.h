@@ -1,0 +1,70 @@
+/* l2.h - the L2 cache shared by all SMs, and the DRAM sector counts behind it.
+ *
+ * Modelled (hardware-facts.md §3.3, §3.5, §4):
+ *  - sectored 128-byte lines, LRU, write-back, write-allocate at sector
+ *    granularity; partial sectors are kept with byte masks.
+ *  - partitions x slices. A line's home partition and slice come from a hash
+ *    of its 2 KiB granule (splitmix64's finaliser of line >> 4; the real hash
+ *    is not public, the measured fact is only that about half of a footprint
+ *    is homed in the far partition). The granule keeps 16 neighbouring lines
+ *    in one slice, in neighbouring sets: uncalibrated, chosen because it
+ *    keeps the model's own tag arrays local for streaming kernels. The same
+ *    slice number within each partition holds the line; the set within the
+ *    slice comes from the configured index function.
+ *  - SM s sits in partition s % partitions (uncalibrated: the real SM-to-
+ *    partition map is not known). A read looks up the SM's near partition
+ *    first (these lookups are the srcunit_tex hit/miss counters); a near miss
+ *    of a far-homed line crosses the fabric (counted per sector) to a second
+ *    lookup at home, where a miss reads DRAM; the line is then also kept in
+ *    the near partition as a clean copy, so a second read from that
+ *    partition hits with no fabric traffic (§3.5).
+ *  - writes and atomics are done at home (crossing the fabric when far) and
+ *    drop the copies of the line in the other partitions. Write lookup
+ *    hit/miss is counted at home (hit = the sector had valid bytes).
+ *  - ECC: a write that leaves a sector partly valid makes L2 read the sector
+ *    from DRAM first (dram__sectors_read and lts__t_sectors_data_ecc).
+ *  - DRAM writes = dirty sectors evicted. Nothing is written back at the end
+ *    of a kernel (measured: a kernel writing 4 MB shows 0 DRAM write
+ *    sectors); l2_clear drops dirty data uncounted, as ncu's cache flush.
+ * Not modelled: compression, residency control (persisting lines),
+ * evict_first/evict_last classes at L2, the L2 request coalescer, the
+ * background traffic of the profiler (§3.5), timing. */
+#ifndef GMS_L2_H
+#define GMS_L2_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfg.h"
+#include "stats.h"
+
+typedef struct l2 l2;
+
+/* c->l2_line_bytes / l2_sector_bytes must equal the L1's (one request per
+ * L1 line); at most 4 sectors per line; sets per slice a power of two. */
+l2 *l2_create(const cfg_gpu *c);
+void l2_destroy(l2 *c);
+
+/* Empty every partition; dirty data is dropped, uncounted. */
+void l2_clear(l2 *c);
+
+uint32_t l2_partition_of_sm(const l2 *c, uint32_t sm);
+uint32_t l2_home_partition(const l2 *c, uint64_t line);
+
+/* A read request from an SM of partition part for the sectors of line in
+ * sector_mask (whole sectors). Counts the request, its sectors, hits,
+ * misses, fabric sectors, DRAM reads and write-backs into *s. */
+void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s);
+
+/* A write request: byte_mask[i] are the bytes written in sector i. */
+void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
+              const uint32_t *byte_mask, stats *s);
+
+/* An atomic (reduction when is_red) request on the sectors of line. */
+void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool is_red,
+               stats *s);
+
+/* Lines held in partition part (walks the cache: for tests). */
+uint64_t l2_count_lines(l2 *c, uint32_t part);
+
+#endif

@@ -1,0 +1,76 @@
+/* smem.h - the bank/phase model of the L1 data stage: shared-memory
+ * wavefronts and bank conflicts, and the data stage of global and local loads.
+ *
+ * Rule (hardware-facts.md §2.2, §2.3, §3.4; every measured H200 row is a test):
+ *  - A phase moves at most banks x bank_bytes bytes, so it holds
+ *    min(32, banks x bank_bytes / size) lanes, in fixed groups (sm_70+:
+ *    32-bit whole warp, 64-bit half-warps, 128-bit quarter-warps; Kepler
+ *    8-byte banks: 32/64-bit whole warp, 128-bit half-warps). Phases with no
+ *    active lane are skipped.
+ *  - Shared loads whose lanes pair up (every active lane's address equals lane
+ *    l^1's, or every one equals lane l^2's) merge phases two by two: LDS.64 in
+ *    one phase, LDS.128 in two. The caller decides (smem_lanes_pair_up);
+ *    stores, atomics and global loads never merge.
+ *  - A phase costs max over banks of the distinct bank entries requested in
+ *    the bank (at least 1), each lane's access being split into
+ *    bank_mode_bytes words; bank = (addr / mode_bytes) % banks, entry =
+ *    addr / (banks x bank_bytes). Equal entries are broadcast, across lanes of
+ *    one phase only.
+ *  - Atomics serialise: a phase costs max over banks of the number of lane
+ *    words that fall in the bank, with no broadcast. This is the simplest rule
+ *    that gives the three measured ATOMS rows (distinct words 1, one word 32,
+ *    stride 128 B 32) and it equals "sum over the distinct addresses of a bank
+ *    of their lane counts".
+ *  - ideal = phases with an active lane; conflicts = wavefronts - ideal.
+ * Not modelled: arbitration with concurrent global traffic
+ * (l1tex__data_bank_conflicts_type_arbitration), and the placement of L1-hit
+ * lines in the data banks (the LDG.32 stride-32 B hit that measured 13). */
+#ifndef GMS_SMEM_H
+#define GMS_SMEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coal.h"
+
+#define SMEM_MAX_BANKS 64u
+
+typedef struct smem_geom {
+    uint32_t banks;       /* power of two, <= SMEM_MAX_BANKS */
+    uint32_t bank_bytes;  /* width of a bank entry */
+    uint32_t mode_bytes;  /* successive words of this size go to successive banks */
+    uint32_t phase_bytes; /* banks x bank_bytes: what one wavefront moves */
+    uint32_t mode_shift;
+    uint32_t bank_mask;
+    uint32_t entry_shift;
+} smem_geom;
+
+typedef struct smem_cost {
+    uint32_t wavefronts;
+    uint32_t ideal; /* phases with an active lane */
+} smem_cost;
+
+/* Powers of two, mode_bytes >= 4 (asserted; cfg_validate checks the config). */
+void smem_geom_init(smem_geom *g, uint32_t banks, uint32_t bank_bytes, uint32_t mode_bytes);
+
+/* Lanes per phase for an access of size_bytes per lane; merged doubles it
+ * (pairing), never beyond a warp. */
+uint32_t smem_lanes_per_phase(const smem_geom *g, uint32_t size_bytes, bool merged);
+
+/* True when every active lane's address equals lane l^1's (that lane active),
+ * or every one equals lane l^2's. addr has 32 entries. */
+bool smem_lanes_pair_up(const uint64_t *addr, uint32_t active_mask);
+
+/* Cost of chunks (sorted by lane, ascending) grouped into phases of
+ * lanes_per_phase lanes (a power of two, <= 32). serialize: atomics (no
+ * broadcast). */
+smem_cost smem_cost_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_t n,
+                           uint32_t lanes_per_phase, bool serialize);
+
+/* Cost of one warp instruction: lane l accesses size_bytes at addr[l] when
+ * bit l of active_mask is set. merged as returned by the caller's pairing
+ * decision; serialize for atomics. */
+smem_cost smem_cost_warp(const smem_geom *g, const uint64_t *addr, uint32_t active_mask,
+                         uint32_t size_bytes, bool merged, bool serialize);
+
+#endif
