@@ -6,13 +6,13 @@
  * Organisation: `sets` sets of up to `max_ways` ways; the number of ways in
  * use can change at a reset (the L1 shrinks when the shared-memory carveout
  * grows). The simulator is bound by its own memory traffic, so a set's
- * bookkeeping (epoch, valid count, tags, LRU stamps) is one contiguous block
- * and its valid ways are kept packed at the front: a lookup scans only the
- * valid ways (by one-byte fingerprints first), filling a set that is not
- * full scans nothing. Replacement is LRU by a per-set use counter; an entry
- * inserted as "evict first"
- * (ld.global.cs) is the oldest of its set until it is used. Emptying the
- * whole cache is O(1): sets carry an epoch and count as empty when it is old.
+ * bookkeeping (epoch, valid count, tag fingerprints, sector states, LRU
+ * stamps, tags) is one contiguous block and its valid ways are kept packed
+ * at the front: a lookup scans only the valid ways, by one-byte fingerprints
+ * first; filling a set that is not full scans nothing. Replacement is LRU by
+ * a per-set use counter; a line inserted as "evict first" (ld.global.cs) is
+ * the oldest of its set until it is used. Emptying the whole cache is O(1):
+ * sets carry an epoch and count as empty when it is old.
  *
  * A sector is present when any of its bytes is valid; a load needs its bytes
  * valid. Byte masks are 32 bits, so sectors are at most 32 bytes. */
