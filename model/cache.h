@@ -6,12 +6,13 @@
  * Organisation: `sets` sets of up to `max_ways` ways; the number of ways in
  * use can change at a reset (the L1 shrinks when the shared-memory carveout
  * grows). The simulator is bound by its own memory traffic, so a set's
- * bookkeeping (epoch, valid count, tags, LRU stamps) is one contiguous block
- * and its valid ways are kept packed at the front: a lookup scans only the
- * valid tags, filling a set that is not full scans nothing. Replacement is
- * LRU by a per-cache use counter; an entry inserted as "evict first"
- * (ld.global.cs) is the oldest of its set until it is used. Emptying the
- * whole cache is O(1): sets carry an epoch and count as empty when it is old.
+ * bookkeeping (epoch, valid count, tag fingerprints, sector states, LRU
+ * stamps, tags) is one contiguous block and its valid ways are kept packed
+ * at the front: a lookup scans only the valid ways, by one-byte fingerprints
+ * first; filling a set that is not full scans nothing. Replacement is LRU by
+ * a per-set use counter; a line inserted as "evict first" (ld.global.cs) is
+ * the oldest of its set until it is used. Emptying the whole cache is O(1):
+ * sets carry an epoch and count as empty when it is old.
  *
  * A sector is present when any of its bytes is valid; a load needs its bytes
  * valid. Byte masks are 32 bits, so sectors are at most 32 bytes. */
@@ -25,12 +26,6 @@
 
 #define CACHE_MAX_SECTORS 4u        /* sectors per line */
 #define CACHE_NO_LINE UINT64_MAX    /* tag of an empty way */
-
-/* The data of one way. */
-typedef struct cache_entry {
-    uint32_t bytes[CACHE_MAX_SECTORS];    /* bit b: byte b of sector s is valid */
-    uint8_t dirty;                        /* bit s: sector s is newer than the next level */
-} cache_entry;
 
 /* What an allocation pushed out. */
 typedef struct cache_evicted {
@@ -68,8 +63,20 @@ uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits);
 /* The way holding line in set, or -1. Does not change the LRU order. */
 int cache_find(cache *c, uint32_t set, uint64_t line);
 
-/* The data of a valid way. */
-cache_entry *cache_entry_at(cache *c, uint32_t set, int way);
+/* Sector state of a valid way, as sector masks (bit s: sector s). A sector
+ * is wholly valid, partly valid (some bytes, kept as a byte mask), or absent. */
+uint32_t cache_full(const cache *c, uint32_t set, int way);    /* wholly valid */
+uint32_t cache_present(const cache *c, uint32_t set, int way); /* any byte valid */
+uint32_t cache_dirty(const cache *c, uint32_t set, int way);   /* newer than the next level */
+/* Valid bytes of one sector (bit b: byte b). */
+uint32_t cache_valid_bytes(const cache *c, uint32_t set, int way, uint32_t sector);
+/* Make `bytes` of the sector valid (wholly valid once every byte is). */
+void cache_add_bytes(cache *c, uint32_t set, int way, uint32_t sector, uint32_t bytes);
+/* Make the sectors of mask wholly valid. */
+void cache_fill(cache *c, uint32_t set, int way, uint32_t sector_mask);
+/* Make the sectors of mask absent (and clean). */
+void cache_invalidate_sectors(cache *c, uint32_t set, int way, uint32_t sector_mask);
+void cache_mark_dirty(cache *c, uint32_t set, int way, uint32_t sector_mask);
 
 /* Make the way the most recently used of its set. */
 void cache_touch(cache *c, uint32_t set, int way);
@@ -87,8 +94,8 @@ void cache_drop(cache *c, uint32_t set, int way);
 /* Lines held now (walks the whole cache: for tests). */
 uint64_t cache_count_lines(cache *c);
 
-/* For tests: set the LRU clock, to reach its renumbering without 4 G uses. */
-void cache_test_set_clock(cache *c, uint32_t clock);
+/* For tests: set a set's LRU clock, to reach its renumbering quickly. */
+void cache_test_set_clock(cache *c, uint32_t set, uint16_t clock);
 
 /* Bits set in x (sector masks); portable, no libgcc call without -mpopcnt. */
 static inline uint32_t cache_popcount(uint32_t x)

@@ -13,7 +13,6 @@ struct l1 {
     uint32_t line_bytes;
     uint32_t sector_bytes;
     uint32_t sectors_per_line;
-    uint32_t full;          /* byte mask of a whole sector */
 };
 
 l1 *l1_create(const cfg_gpu *c)
@@ -23,7 +22,6 @@ l1 *l1_create(const cfg_gpu *c)
     l->line_bytes = c->l1_line_bytes;
     l->sector_bytes = c->l1_sector_bytes;
     l->sectors_per_line = c->l1_line_bytes / c->l1_sector_bytes;
-    l->full = cache_full_mask(c->l1_sector_bytes);
     uint64_t max_bytes = (uint64_t)c->l1_unified_kib * 1024u;
     uint64_t max_ways = max_bytes / ((uint64_t)c->l1_sets * c->l1_line_bytes);
     l->tags = cache_create(c->l1_sets, max_ways ? (uint32_t)max_ways : 1u, l->sectors_per_line,
@@ -63,30 +61,26 @@ void l1_load(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask
         }
         uint32_t set = cache_index(c->tags, ln->line);
         int way = cache_find(c->tags, set, ln->line);
-        cache_entry *e = way >= 0 ? cache_entry_at(c->tags, set, way) : NULL;
-        uint32_t miss = 0;
-        for (uint32_t s = 0; s < c->sectors_per_line; s++) {
-            if (!(ln->sector_mask & (1u << s)))
-                continue;
-            if (e && (e->bytes[s] & ln->byte_mask[s]) == ln->byte_mask[s])
-                hits++;
-            else
-                miss |= 1u << s;
-        }
-        miss_mask[i] = miss;
-        misses += cache_popcount(miss);
-        if (e) {
+        uint32_t miss = ln->sector_mask;
+        if (way >= 0) {
+            /* wholly valid sectors hit; partly valid ones hit when they hold the bytes asked for */
+            uint32_t full = cache_full(c->tags, set, way);
+            uint32_t part = cache_present(c->tags, set, way) & ~full & miss;
+            miss &= ~full;
+            for (uint32_t s = 0; part; s++, part >>= 1)
+                if ((part & 1u) && (cache_valid_bytes(c->tags, set, way, s) & ln->byte_mask[s]) ==
+                                       ln->byte_mask[s])
+                    miss &= ~(1u << s);
             cache_touch(c->tags, set, way);
         } else if (miss) {
             cache_evicted ev; /* L1 is write-through: nothing to write back */
             way = cache_alloc(c->tags, set, ln->line, mode == L1_LOAD_EVICT_FIRST, &ev);
-            e = way >= 0 ? cache_entry_at(c->tags, set, way) : NULL;
         }
-        if (e) {
-            for (uint32_t s = 0; s < c->sectors_per_line; s++)
-                if (miss & (1u << s))
-                    e->bytes[s] = c->full;
-        }
+        hits += cache_popcount(ln->sector_mask & ~miss);
+        misses += cache_popcount(miss);
+        miss_mask[i] = miss;
+        if (way >= 0 && miss)
+            cache_fill(c->tags, set, way, miss);
     }
     *hit_sectors = hits;
     *miss_sectors = misses;
@@ -100,31 +94,25 @@ void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_s
         const coal_line *ln = &r->lines[i];
         uint32_t set = cache_index(c->tags, ln->line);
         int way = cache_find(c->tags, set, ln->line);
-        cache_entry *e = way >= 0 ? cache_entry_at(c->tags, set, way) : NULL;
-        for (uint32_t s = 0; s < c->sectors_per_line; s++) {
-            if (!(ln->sector_mask & (1u << s)))
-                continue;
-            if (e && e->bytes[s] != 0)
-                hits++;
-            else
-                misses++;
-        }
+        uint32_t present = way >= 0 ? cache_present(c->tags, set, way) : 0;
+        hits += cache_popcount(ln->sector_mask & present);
+        misses += cache_popcount(ln->sector_mask & ~present);
         if (policy == CFG_L1_STORES_INVALIDATE) {
-            if (e)
+            if (way >= 0)
                 cache_drop(c->tags, set, way);
             continue;
         }
-        if (e) {
+        if (way >= 0) {
             cache_touch(c->tags, set, way);
         } else {
             cache_evicted ev;
             way = cache_alloc(c->tags, set, ln->line, false, &ev);
             if (way < 0)
                 continue; /* no L1 capacity this kernel */
-            e = cache_entry_at(c->tags, set, way);
         }
         for (uint32_t s = 0; s < c->sectors_per_line; s++)
-            e->bytes[s] |= ln->byte_mask[s];
+            if (ln->sector_mask & (1u << s))
+                cache_add_bytes(c->tags, set, way, s, ln->byte_mask[s]);
     }
     *hit_sectors = hits;
     *miss_sectors = misses;
@@ -138,14 +126,8 @@ void l1_invalidate(l1 *c, const coal_result *r)
         int way = cache_find(c->tags, set, ln->line);
         if (way < 0)
             continue;
-        cache_entry *e = cache_entry_at(c->tags, set, way);
-        uint32_t left = 0;
-        for (uint32_t s = 0; s < c->sectors_per_line; s++) {
-            if (ln->sector_mask & (1u << s))
-                e->bytes[s] = 0;
-            left |= e->bytes[s];
-        }
-        if (!left)
+        cache_invalidate_sectors(c->tags, set, way, ln->sector_mask);
+        if (!cache_present(c->tags, set, way))
             cache_drop(c->tags, set, way);
     }
 }

@@ -113,47 +113,35 @@ static inline uint32_t popcount(uint32_t x)
     return cache_popcount(x);
 }
 
-/* The entry for line in partition p, allocated (with its write-back counted)
- * when absent. NULL only if the cache has no ways. */
-static cache_entry *find_or_alloc(l2 *c, uint32_t p, uint32_t set, uint64_t line, stats *s)
+/* The way of line in partition p, allocated (with its write-back counted)
+ * when absent. -1 only if the cache has no ways. */
+static int find_or_alloc(l2 *c, uint32_t p, uint32_t set, uint64_t line, stats *s)
 {
     int way = cache_find(c->part[p], set, line);
     if (way >= 0) {
         cache_touch(c->part[p], set, way);
-        return cache_entry_at(c->part[p], set, way);
+        return way;
     }
     cache_evicted ev;
     way = cache_alloc(c->part[p], set, line, false, &ev);
     if (ev.valid)
         s->v[STAT_DRAM_SECT_WRITE] += popcount(ev.dirty);
-    return way >= 0 ? cache_entry_at(c->part[p], set, way) : NULL;
+    return way;
 }
 
-/* Sectors of mask that are wholly valid in e. */
-static uint32_t full_sectors(const l2 *c, const cache_entry *e, uint32_t mask)
+/* Make the sectors of mask wholly valid in line's home way, reading from
+ * DRAM those that are not (partly valid ones merge with the DRAM data);
+ * returns the way. */
+static int home_fill(l2 *c, uint32_t home, uint32_t set, uint64_t line, uint32_t mask, stats *s)
 {
-    uint32_t have = 0;
-    if (!e)
-        return 0;
-    for (uint32_t i = 0; i < c->sectors_per_line; i++)
-        if ((mask & (1u << i)) && e->bytes[i] == c->full)
-            have |= 1u << i;
-    return have;
-}
-
-/* Make the sectors of mask wholly valid in line's home entry, reading from
- * DRAM those that are not; returns the entry. */
-static cache_entry *home_fill(l2 *c, uint32_t home, uint32_t set, uint64_t line, uint32_t mask,
-                              stats *s)
-{
-    cache_entry *e = find_or_alloc(c, home, set, line, s);
-    uint32_t miss = mask & ~full_sectors(c, e, mask);
+    cache *t = c->part[home];
+    int way = find_or_alloc(c, home, set, line, s);
+    uint32_t have = way >= 0 ? cache_full(t, set, way) : 0;
+    uint32_t miss = mask & ~have;
     s->v[STAT_DRAM_SECT_READ] += popcount(miss);
-    if (e)
-        for (uint32_t i = 0; i < c->sectors_per_line; i++)
-            if (miss & (1u << i))
-                e->bytes[i] = c->full;
-    return e;
+    if (way >= 0 && miss)
+        cache_fill(t, set, way, miss);
+    return way;
 }
 
 /* Drop the copies of line held outside its home partition. */
@@ -164,7 +152,7 @@ static void drop_copies(l2 *c, l2_place pl, uint64_t line)
             continue;
         int way = cache_find(c->part[p], pl.set, line);
         if (way >= 0) {
-            assert(cache_entry_at(c->part[p], pl.set, way)->dirty == 0); /* copies are clean */
+            assert(cache_dirty(c->part[p], pl.set, way) == 0); /* copies are clean */
             cache_drop(c->part[p], pl.set, way);
         }
     }
@@ -173,18 +161,19 @@ static void drop_copies(l2 *c, l2_place pl, uint64_t line)
 void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s)
 {
     assert(part < c->partitions);
+    cache *near = c->part[part];
     l2_place pl = place_of(c, line);
     s->v[STAT_L2_REQ_READ]++;
     s->v[STAT_L2_SECT_READ] += popcount(sector_mask);
 
-    int way = cache_find(c->part[part], pl.set, line);
-    cache_entry *near = way >= 0 ? cache_entry_at(c->part[part], pl.set, way) : NULL;
-    uint32_t hit = full_sectors(c, near, sector_mask);
+    /* L1 asks for whole sectors: a partly valid sector is a miss */
+    int way = cache_find(near, pl.set, line);
+    uint32_t hit = way >= 0 ? sector_mask & cache_full(near, pl.set, way) : 0;
     uint32_t miss = sector_mask & ~hit;
     s->v[STAT_L2_SECT_READ_HIT] += popcount(hit);
     s->v[STAT_L2_SECT_READ_MISS] += popcount(miss);
-    if (near)
-        cache_touch(c->part[part], pl.set, way);
+    if (way >= 0)
+        cache_touch(near, pl.set, way);
     if (!miss)
         return;
     if (pl.home == part) {
@@ -194,17 +183,14 @@ void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s
     /* far-homed: over the fabric to the home partition, then keep a copy near */
     s->v[STAT_L2_SECT_FABRIC] += popcount(miss);
     home_fill(c, pl.home, pl.set, line, miss, s);
-    if (!near) {
+    if (way < 0) {
         cache_evicted ev;
-        way = cache_alloc(c->part[part], pl.set, line, false, &ev);
+        way = cache_alloc(near, pl.set, line, false, &ev);
         if (ev.valid)
             s->v[STAT_DRAM_SECT_WRITE] += popcount(ev.dirty);
-        near = way >= 0 ? cache_entry_at(c->part[part], pl.set, way) : NULL;
     }
-    if (near)
-        for (uint32_t i = 0; i < c->sectors_per_line; i++)
-            if (miss & (1u << i))
-                near->bytes[i] = c->full;
+    if (way >= 0)
+        cache_fill(near, pl.set, way, miss);
 }
 
 void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
@@ -212,6 +198,7 @@ void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
 {
     assert(part < c->partitions);
     l2_place pl = place_of(c, line);
+    cache *t = c->part[pl.home];
     uint32_t n = popcount(sector_mask);
     s->v[STAT_L2_REQ_WRITE]++;
     s->v[STAT_L2_SECT_WRITE] += n;
@@ -219,26 +206,29 @@ void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
         s->v[STAT_L2_SECT_FABRIC] += n;
     drop_copies(c, pl, line);
 
-    cache_entry *e = find_or_alloc(c, pl.home, pl.set, line, s);
+    int way = find_or_alloc(c, pl.home, pl.set, line, s);
+    uint32_t present = way >= 0 ? cache_present(t, pl.set, way) : 0;
+    s->v[STAT_L2_SECT_WRITE_HIT] += popcount(sector_mask & present);
+    s->v[STAT_L2_SECT_WRITE_MISS] += popcount(sector_mask & ~present);
+    if (way < 0)
+        return;
     for (uint32_t i = 0; i < c->sectors_per_line; i++) {
         if (!(sector_mask & (1u << i)))
             continue;
-        uint32_t had = e ? e->bytes[i] : 0;
-        if (had)
-            s->v[STAT_L2_SECT_WRITE_HIT]++;
-        else
-            s->v[STAT_L2_SECT_WRITE_MISS]++;
-        if (!e)
+        if (byte_mask[i] == c->full) {
+            cache_fill(t, pl.set, way, 1u << i);
             continue;
-        if (c->ecc && (had | byte_mask[i]) != c->full) {
+        }
+        if (c->ecc && ((cache_valid_bytes(t, pl.set, way, i) | byte_mask[i]) != c->full)) {
             /* ECC is kept per sector: a partial write needs the rest from DRAM */
             s->v[STAT_DRAM_SECT_READ]++;
             s->v[STAT_L2_SECT_ECC]++;
-            had = c->full;
+            cache_fill(t, pl.set, way, 1u << i);
+            continue;
         }
-        e->bytes[i] = had | byte_mask[i];
-        e->dirty |= (uint8_t)(1u << i);
+        cache_add_bytes(t, pl.set, way, i, byte_mask[i]);
     }
+    cache_mark_dirty(t, pl.set, way, sector_mask);
 }
 
 void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool is_red, stats *s)
@@ -252,9 +242,9 @@ void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool i
         s->v[STAT_L2_SECT_FABRIC] += n;
     drop_copies(c, pl, line);
     /* read-modify-write at home: the sectors must be there whole */
-    cache_entry *e = home_fill(c, pl.home, pl.set, line, sector_mask, s);
-    if (e)
-        e->dirty |= (uint8_t)sector_mask;
+    int way = home_fill(c, pl.home, pl.set, line, sector_mask, s);
+    if (way >= 0)
+        cache_mark_dirty(c->part[pl.home], pl.set, way, sector_mask);
 }
 
 uint64_t l2_count_lines(l2 *c, uint32_t part)

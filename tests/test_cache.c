@@ -52,18 +52,18 @@ START_TEST(victim_reports_dirty_sectors_and_drop_frees_a_way)
 {
     cache *c = cache_create(1, 2, 4, 32, CFG_INDEX_LINEAR);
     cache_evicted ev;
-    cache_entry *e = cache_entry_at(c, 0, cache_alloc(c, 0, 1, false, &ev));
-    e->bytes[2] = 0xffffffffu;
-    e->dirty = 0x4;
+    int w = cache_alloc(c, 0, 1, false, &ev);
+    cache_fill(c, 0, w, 0x4);
+    cache_mark_dirty(c, 0, w, 0x4);
     cache_alloc(c, 0, 2, false, &ev);
     cache_alloc(c, 0, 3, false, &ev);
     ck_assert(ev.valid);
     ck_assert_uint_eq(ev.line, 1);
     ck_assert_uint_eq(ev.dirty, 0x4);
-    /* a new entry starts empty */
-    e = cache_entry_at(c, 0, cache_find(c, 0, 3));
-    ck_assert_uint_eq(e->bytes[2], 0);
-    ck_assert_uint_eq(e->dirty, 0);
+    /* a new way starts empty and clean */
+    w = cache_find(c, 0, 3);
+    ck_assert_uint_eq(cache_present(c, 0, w), 0);
+    ck_assert_uint_eq(cache_dirty(c, 0, w), 0);
     cache_drop(c, 0, cache_find(c, 0, 2));
     cache_alloc(c, 0, 4, false, &ev);
     ck_assert(!ev.valid); /* took the freed way */
@@ -72,11 +72,62 @@ START_TEST(victim_reports_dirty_sectors_and_drop_frees_a_way)
 }
 END_TEST
 
+/* Whole, partial and absent sectors; byte masks follow a way moved by a drop. */
+START_TEST(sector_states_and_byte_masks)
+{
+    cache *c = cache_create(1, 4, 4, 32, CFG_INDEX_LINEAR);
+    cache_evicted ev;
+    int a = cache_alloc(c, 0, 10, false, &ev);
+    int b = cache_alloc(c, 0, 11, false, &ev);
+    cache_add_bytes(c, 0, b, 1, 0x0000000fu);
+    cache_add_bytes(c, 0, b, 1, 0x000000f0u);
+    ck_assert_uint_eq(cache_valid_bytes(c, 0, b, 1), 0xffu);
+    ck_assert_uint_eq(cache_present(c, 0, b), 0x2);
+    ck_assert_uint_eq(cache_full(c, 0, b), 0);
+    cache_add_bytes(c, 0, b, 1, 0xffffff00u); /* completes the sector */
+    ck_assert_uint_eq(cache_full(c, 0, b), 0x2);
+    cache_add_bytes(c, 0, b, 3, 0x00010000u);
+    cache_mark_dirty(c, 0, b, 0x8);
+    cache_drop(c, 0, a); /* line 11 moves into way a */
+    int m = cache_find(c, 0, 11);
+    ck_assert_int_eq(m, a);
+    ck_assert_uint_eq(cache_valid_bytes(c, 0, m, 3), 0x00010000u);
+    ck_assert_uint_eq(cache_valid_bytes(c, 0, m, 1), 0xffffffffu);
+    ck_assert_uint_eq(cache_valid_bytes(c, 0, m, 0), 0);
+    ck_assert_uint_eq(cache_dirty(c, 0, m), 0x8);
+    cache_fill(c, 0, m, 0x9);
+    ck_assert_uint_eq(cache_full(c, 0, m), 0xb);
+    cache_invalidate_sectors(c, 0, m, 0xa);
+    ck_assert_uint_eq(cache_present(c, 0, m), 0x1);
+    ck_assert_uint_eq(cache_dirty(c, 0, m), 0);
+    cache_destroy(c);
+}
+END_TEST
+
+/* Fingerprints narrow the search; the full tag decides. */
+START_TEST(find_compares_full_tags)
+{
+    for (uint32_t ways = 1; ways <= 64; ways += 7) {
+        cache *c = cache_create(1, ways, 4, 32, CFG_INDEX_LINEAR);
+        cache_evicted ev;
+        for (uint64_t l = 0; l < ways; l++)
+            ck_assert_int_eq(cache_alloc(c, 0, 1000 + 17 * l, false, &ev), (int)l);
+        for (uint64_t l = 0; l < ways; l++)
+            ck_assert_int_eq(cache_find(c, 0, 1000 + 17 * l), (int)l);
+        /* thousands of absent lines: many share a fingerprint with a present one */
+        for (uint64_t l = 0; l < 20000; l++)
+            if (l < 1000 || (l - 1000) % 17 != 0 || (l - 1000) / 17 >= ways)
+                ck_assert_int_eq(cache_find(c, 0, l), -1);
+        cache_destroy(c);
+    }
+}
+END_TEST
+
 START_TEST(lru_order_survives_clock_renumbering)
 {
     cache *c = cache_create(2, 4, 4, 32, CFG_INDEX_LINEAR);
     cache_evicted ev;
-    cache_test_set_clock(c, UINT32_MAX - 6);
+    cache_test_set_clock(c, 0, 0xffff - 4);
     cache_alloc(c, 0, 1, false, &ev);
     cache_alloc(c, 0, 2, false, &ev);
     cache_alloc(c, 0, 3, true, &ev);
@@ -267,6 +318,8 @@ Suite *cache_suite(void)
     tcase_add_test(tc, lru_evicts_least_recently_used);
     tcase_add_test(tc, evict_first_lines_go_first_until_used);
     tcase_add_test(tc, victim_reports_dirty_sectors_and_drop_frees_a_way);
+    tcase_add_test(tc, sector_states_and_byte_masks);
+    tcase_add_test(tc, find_compares_full_tags);
     tcase_add_test(tc, lru_order_survives_clock_renumbering);
     tcase_add_test(tc, reset_empties_and_sets_ways);
     tcase_add_test(tc, xor_index_spreads_power_of_two_strides);
