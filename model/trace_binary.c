@@ -51,6 +51,123 @@ static void delta_reset(delta_state *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Prediction of MEM records. Captured traces interleave the warps of many
+ * SMs, so the previous record is usually another warp's and predicts its pc,
+ * SM and addresses poorly. These tables, updated identically by writer and
+ * reader and reset at every kernel, predict better:
+ *  - a warp's own last record (direct-mapped by cta and warp): its next pc is
+ *    a fixed step on and its next address a fixed distance from its last;
+ *  - for a warp's first record (or one the table forgot): the pc of the last
+ *    such record (kernels start every warp at the same instruction), the SM
+ *    of another warp of the same CTA, and the address the same pc had for the
+ *    last warp plus the per-warp step learnt from the two warps before
+ *    (a[gw] = a[gw'] + (gw - gw') * step, gw the warp's index in the grid).
+ * Only the deltas against the prediction are stored, so a good prediction
+ * costs a zero byte that zstd all but removes. */
+#define WARP_SLOTS 4096u
+#define PC_SLOTS 1024u
+#define CTA_SLOTS 4096u
+
+typedef struct warp_slot {
+    uint32_t cta, warp, pc, valid;
+    int32_t sm;
+    uint64_t base;
+} warp_slot;
+
+typedef struct pc_slot {
+    uint32_t pc, valid;
+    uint64_t gw;   /* grid warp index of the last record at this pc */
+    uint64_t base;
+    int64_t step;  /* bytes per grid warp, learnt; 0 when unknown */
+} pc_slot;
+
+typedef struct cta_slot {
+    uint32_t cta, valid;
+    int32_t sm;
+} cta_slot;
+
+typedef struct predictor {
+    warp_slot warps[WARP_SLOTS];
+    pc_slot pcs[PC_SLOTS];
+    cta_slot ctas[CTA_SLOTS];
+    uint32_t warps_per_cta; /* of the current kernel */
+    uint32_t entry_pc;      /* pc of the last record that started a warp */
+} predictor;
+
+/* The prediction for one record, built in two steps: at (cta, warp), then at pc. */
+typedef struct prediction {
+    warp_slot *ws;
+    bool own;         /* the warp's own last record is known */
+    uint64_t gw;
+    uint32_t pc;
+    int32_t sm;
+    uint64_t base;
+} prediction;
+
+static void predictor_reset(predictor *pr, uint32_t warps_per_cta)
+{
+    memset(pr, 0, sizeof *pr);
+    pr->warps_per_cta = warps_per_cta ? warps_per_cta : 1;
+}
+
+static inline uint32_t mix32(uint32_t a, uint32_t b)
+{
+    uint32_t h = (a * 0x9E3779B1u) ^ (b * 0x85EBCA77u);
+    return h ^ (h >> 15);
+}
+
+/* Step 1: after cta and warp are known; s is the previous record's state. */
+static inline void predict_warp(predictor *pr, const delta_state *s, uint32_t cta, uint32_t warp,
+                                prediction *pd)
+{
+    pd->ws = &pr->warps[mix32(cta, warp) & (WARP_SLOTS - 1)];
+    pd->own = pd->ws->valid && pd->ws->cta == cta && pd->ws->warp == warp;
+    pd->gw = (uint64_t)cta * pr->warps_per_cta + warp;
+    if (pd->own) {
+        pd->pc = pd->ws->pc;
+        pd->sm = pd->ws->sm;
+        pd->base = pd->ws->base;
+        return;
+    }
+    pd->pc = pr->entry_pc;
+    const cta_slot *cs = &pr->ctas[mix32(cta, 0) & (CTA_SLOTS - 1)];
+    pd->sm = cs->valid && cs->cta == cta ? cs->sm : s->sm;
+}
+
+/* Step 2: after the pc is known. */
+static inline void predict_pc(const predictor *pr, const delta_state *s, uint32_t pc, prediction *pd)
+{
+    if (pd->own)
+        return;
+    const pc_slot *ps = &pr->pcs[mix32(pc, 1) & (PC_SLOTS - 1)];
+    if (ps->valid && ps->pc == pc)
+        pd->base = ps->base + (pd->gw - ps->gw) * (uint64_t)ps->step;
+    else
+        pd->base = s->base;
+}
+
+/* After the record: remember it. sm is TRACE_SM_UNKNOWN when not recorded. */
+static inline void predict_learn(predictor *pr, const prediction *pd, uint32_t cta, uint32_t warp,
+                                 uint32_t pc, int32_t sm, uint64_t base)
+{
+    int32_t known_sm = sm != TRACE_SM_UNKNOWN ? sm : pd->sm;
+    if (!pd->own)
+        pr->entry_pc = pc;
+    *pd->ws = (warp_slot){.cta = cta, .warp = warp, .pc = pc, .valid = 1, .sm = known_sm, .base = base};
+    if (sm != TRACE_SM_UNKNOWN)
+        pr->ctas[mix32(cta, 0) & (CTA_SLOTS - 1)] = (cta_slot){.cta = cta, .valid = 1, .sm = sm};
+    pc_slot *ps = &pr->pcs[mix32(pc, 1) & (PC_SLOTS - 1)];
+    if (ps->valid && ps->pc == pc) {
+        int64_t dg = (int64_t)(pd->gw - ps->gw), da = (int64_t)(base - ps->base);
+        if (dg > 0 && dg <= (1 << 24) && da % dg == 0)
+            ps->step = da / dg;
+        ps->gw = pd->gw;
+        ps->base = base;
+    } else {
+        *ps = (pc_slot){.pc = pc, .valid = 1, .gw = pd->gw, .base = base, .step = 0};
+    }
+}
+
 static unsigned log2_size(uint8_t size)
 {
     return (unsigned)__builtin_ctz(size);
@@ -69,6 +186,7 @@ struct trace_bin_enc {
     uint8_t *scratch;   /* payload of a non-MEM record */
     size_t scratch_cap;
     delta_state mem, bar;
+    predictor *pred;
 };
 
 static int write_out(trace_writer *w, const void *p, size_t n, err_info *err)
@@ -176,6 +294,7 @@ static int enc_open(trace_writer *w, int level, err_info *err)
         return -1;
     }
     e->in = xmalloc(ENC_INPUT_BYTES);
+    e->pred = xcalloc(1, sizeof *e->pred);
     e->out_cap = ZSTD_CStreamOutSize();
     e->out = xmalloc(e->out_cap);
     uint8_t head[TRACE_BIN_HEADER_BYTES];
@@ -233,6 +352,7 @@ static int enc_kernel(trace_writer *w, const trace_kernel *k, err_info *err)
     }
     delta_reset(&e->mem);
     delta_reset(&e->bar);
+    predictor_reset(e->pred, trace_kernel_warps_per_cta(k));
     return 0;
 }
 
@@ -252,14 +372,17 @@ static int enc_mem(trace_writer *w, const trace_mem *m, err_info *err)
                      (full ? MEMF0_FULL_MASK : 0));
     *p++ = (uint8_t)(m->cache_op | m->flags << MEMF1_FLAGS_SHIFT |
                      (sm_known ? MEMF1_SM_KNOWN : 0) | (list ? MEMF1_LIST : 0));
+    prediction pd;
+    predict_warp(e->pred, s, m->cta, m->warp, &pd);
+    predict_pc(e->pred, s, m->pc, &pd);
     p += put_delta32(p, m->cta, s->cta);
     p += put_delta32(p, m->warp, s->warp);
-    p += put_delta32(p, m->pc, s->pc);
+    p += put_delta32(p, m->pc, pd.pc);
     s->cta = m->cta;
     s->warp = m->warp;
     s->pc = m->pc;
     if (sm_known) {
-        p += trace_put_varint(p, trace_zigzag((uint64_t)((int64_t)m->sm - s->sm)));
+        p += trace_put_varint(p, trace_zigzag((uint64_t)((int64_t)m->sm - pd.sm)));
         s->sm = m->sm;
     }
     if (!full) {
@@ -267,11 +390,11 @@ static int enc_mem(trace_writer *w, const trace_mem *m, err_info *err)
             *p++ = (uint8_t)(m->active_mask >> (8 * i));
     }
     if (!list) {
-        p += trace_put_varint(p, trace_zigzag(base - s->base));
+        p += trace_put_varint(p, trace_zigzag(base - pd.base));
         p += trace_put_varint(p, trace_zigzag(stride));
         s->base = base;
     } else {
-        uint64_t prev = s->base;
+        uint64_t prev = pd.base;
         for (uint32_t r = m->active_mask; r; r &= r - 1) {
             uint64_t a = m->addr[__builtin_ctz(r)];
             p += trace_put_varint(p, trace_zigzag(a - prev));
@@ -279,6 +402,7 @@ static int enc_mem(trace_writer *w, const trace_mem *m, err_info *err)
         }
         s->base = m->addr[__builtin_ctz(m->active_mask)];
     }
+    predict_learn(e->pred, &pd, m->cta, m->warp, m->pc, m->sm, s->base);
     size_t len = (size_t)(p - (rec + 3));
     uint8_t *start;
     if (len < 0x80) {
@@ -354,6 +478,7 @@ static void enc_free(trace_writer *w)
     free(e->in);
     free(e->out);
     free(e->scratch);
+    free(e->pred);
     free(e);
     w->bin = NULL;
 }
@@ -387,6 +512,7 @@ struct trace_bin_dec {
     char *strs;            /* NUL-terminated copies of the current record's strings */
     size_t strs_cap, strs_len;
     delta_state mem, bar;
+    predictor *pred;
 };
 
 static int dec_error(trace_reader *r, err_info *err, uint64_t rec_no, const char *fmt, ...)
@@ -594,15 +720,19 @@ dec_mem_checked(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
     m->cache_op = f1 & MEMF1_CACHE_MASK;
     m->flags = (f1 >> MEMF1_FLAGS_SHIFT) & TRACE_MEM_FLAGS_ALL;
     if (get_delta32(r, c, s->cta, &m->cta, rec, "cta", err) < 0 ||
-        get_delta32(r, c, s->warp, &m->warp, rec, "warp", err) < 0 ||
-        get_delta32(r, c, s->pc, &m->pc, rec, "pc", err) < 0)
+        get_delta32(r, c, s->warp, &m->warp, rec, "warp", err) < 0)
         return -1;
+    prediction pd;
+    predict_warp(r->bin->pred, s, m->cta, m->warp, &pd);
+    if (get_delta32(r, c, pd.pc, &m->pc, rec, "pc", err) < 0)
+        return -1;
+    predict_pc(r->bin->pred, s, m->pc, &pd);
     s->cta = m->cta;
     s->warp = m->warp;
     s->pc = m->pc;
     m->sm = TRACE_SM_UNKNOWN;
     if (f1 & MEMF1_SM_KNOWN) {
-        if (get_sm(r, c, s->sm, &m->sm, rec, err) < 0)
+        if (get_sm(r, c, pd.sm, &m->sm, rec, err) < 0)
             return -1;
         s->sm = m->sm;
     }
@@ -623,11 +753,11 @@ dec_mem_checked(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
         uint64_t zs;
         if (get_u64(r, c, &z, rec, "base", err) < 0 || get_u64(r, c, &zs, rec, "stride", err) < 0)
             return -1;
-        uint64_t base = s->base + trace_unzigzag(z);
+        uint64_t base = pd.base + trace_unzigzag(z);
         s->base = base;
         trace_mem_expand_stride(m, base, trace_unzigzag(zs));
     } else {
-        uint64_t prev = s->base;
+        uint64_t prev = pd.base;
         uint32_t mask = m->active_mask;
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
             if (!(mask >> l & 1u)) {
@@ -641,6 +771,7 @@ dec_mem_checked(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
         }
         s->base = m->addr[__builtin_ctz(mask)];
     }
+    predict_learn(r->bin->pred, &pd, m->cta, m->warp, m->pc, m->sm, s->base);
     return check_end(r, c, rec, err);
 }
 
@@ -671,13 +802,18 @@ static int dec_mem(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
     uint32_t cta, warp, pc, mask = TRACE_FULL_MASK;
     int32_t sm = TRACE_SM_UNKNOWN;
     if ((f1 & MEMF1_RESERVED) || lg > 4 || !fast_delta32(&p, end, s->cta, &cta) ||
-        !fast_delta32(&p, end, s->warp, &warp) || !fast_delta32(&p, end, s->pc, &pc))
+        !fast_delta32(&p, end, s->warp, &warp))
         return dec_mem_checked(r, c, m, err);
+    prediction pd;
+    predict_warp(r->bin->pred, s, cta, warp, &pd);
+    if (!fast_delta32(&p, end, pd.pc, &pc))
+        return dec_mem_checked(r, c, m, err);
+    predict_pc(r->bin->pred, s, pc, &pd);
     if (f1 & MEMF1_SM_KNOWN) {
         uint64_t z;
         if (trace_get_varint(&p, end, &z) < 0)
             return dec_mem_checked(r, c, m, err);
-        uint64_t x = (uint64_t)(int64_t)s->sm + trace_unzigzag(z);
+        uint64_t x = (uint64_t)(int64_t)pd.sm + trace_unzigzag(z);
         if (x > INT32_MAX)
             return dec_mem_checked(r, c, m, err);
         sm = (int32_t)x;
@@ -696,10 +832,10 @@ static int dec_mem(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
         uint64_t zb, zs;
         if (trace_get_varint(&p, end, &zb) < 0 || trace_get_varint(&p, end, &zs) < 0 || p != end)
             return dec_mem_checked(r, c, m, err);
-        base = s->base + trace_unzigzag(zb);
+        base = pd.base + trace_unzigzag(zb);
         trace_mem_expand_stride(m, base, trace_unzigzag(zs));
     } else {
-        uint64_t prev = s->base, z;
+        uint64_t prev = pd.base, z;
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
             if (!(mask >> l & 1u)) {
                 m->addr[l] = 0;
@@ -726,6 +862,7 @@ static int dec_mem(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
     if (sm != TRACE_SM_UNKNOWN)
         s->sm = sm;
     s->base = base;
+    predict_learn(r->bin->pred, &pd, cta, warp, pc, sm, base);
     c->p = p;
     return 0;
 }
@@ -783,6 +920,7 @@ static int dec_kernel(trace_reader *r, cursor *c, trace_rec *rec, err_info *err)
     rec->has_table_counts = true;
     delta_reset(&r->bin->mem);
     delta_reset(&r->bin->bar);
+    predictor_reset(r->bin->pred, trace_kernel_warps_per_cta(k));
     return check_end(r, c, rn, err);
 }
 
@@ -970,6 +1108,7 @@ int trace_bin_dec_open(trace_reader *r, const uint8_t *head, size_t n, err_info 
     d->in = xmalloc(d->in_cap);
     d->cap = DEC_WINDOW_BYTES;
     d->buf = xmalloc(d->cap);
+    d->pred = xcalloc(1, sizeof *d->pred);
     return 0;
 }
 
@@ -982,6 +1121,7 @@ void trace_bin_dec_close(trace_reader *r)
     free(d->in);
     free(d->buf);
     free(d->strs);
+    free(d->pred);
     free(d);
     r->bin = NULL;
 }
