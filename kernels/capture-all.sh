@@ -5,7 +5,7 @@
 #   NAME.ncu.csv     ncu --csv --metrics <kernels/metrics.txt>, raw ncu stdout
 #   NAME.source.csv  ncu's source page (per SASS instruction) as CSV
 # then traces/h200/MANIFEST (GPU, driver, CUDA, ncu, flags, every command, date)
-# and, when $OUT is set, one archive $OUT/capture-all.tgz of traces/h200/ and
+# and, when $OUT is set, one archive $OUT/capture-all.tgz.part-* (split in 15 MiB parts) of traces/h200/ and
 # the logs (plus $OUT/summary.txt).
 #
 # Run on the GPU machine from the repository root. It never changes GPU
@@ -260,7 +260,8 @@ for ((e = 0; e < N; e++)); do
             rm -f "$rep.ncu-rep"
             x=()
             if [ "$SRC_MODE" = metrics ]; then
-                sel=(--metrics "$(join_by_comma "${SRC_METRICS[@]}")")
+                # the section provides the source-view collection; the names add columns to it
+                sel=(--section SourceCounters --metrics "$(join_by_comma "${SRC_METRICS[@]}")")
             else
                 sel=(--section SourceCounters)
             fi
@@ -271,7 +272,7 @@ for ((e = 0; e < N; e++)); do
                 x=("$NCU" -i "$rep.ncu-rep" --page source --csv --print-source sass)
                 step "$DEST/$name.source.csv" "$log.export" "$T_EXPORT" "${x[@]}"
                 t_src=$(( t_src + STEP_MS ))
-                hdr=$(grep -m1 '^"' "$DEST/$name.source.csv")
+                hdr=$(grep -m1 '^"Address"' "$DEST/$name.source.csv") # the column header, after the "Kernel Name" line
                 cols=$(printf '%s\n' "$hdr" | awk -F'","' '{print NF}')
                 if [ $STEP_RC -eq 0 ] && [ "${cols:-0}" -ge 5 ]; then
                     R_SOURCE[e]=ok
@@ -368,9 +369,13 @@ fails=$(cat "$WORK/fails")
 
 # ---- archive ----------------------------------------------------------------------------
 if [ -n "${OUT:-}" ]; then
-    if tar -czf "$OUT/capture-all.tgz" "$DEST" "$LOGS" 2>"$WORK/tar.err"; then
+    # at most 16 MiB per file comes back from the GPU machine: split the archive
+    # (rejoin with: cat capture-all.tgz.part-* > capture-all.tgz)
+    rm -f "$OUT"/capture-all.tgz.part-*
+    if tar -czf "$WORK/capture-all.tgz" "$DEST" "$LOGS" 2>"$WORK/tar.err" &&
+        split -b 15M "$WORK/capture-all.tgz" "$OUT/capture-all.tgz.part-"; then
         cp -f "$SUMMARY" "$OUT/summary.txt"
-        progress "archive: $OUT/capture-all.tgz ($(du -k "$OUT/capture-all.tgz" | cut -f1) KiB)"
+        progress "archive: $OUT/capture-all.tgz.part-* ($(du -k "$WORK/capture-all.tgz" | cut -f1) KiB in $(ls "$OUT"/capture-all.tgz.part-* | wc -l) parts)"
     else
         progress "archive FAILED: $(head -3 "$WORK/tar.err")"
     fi
