@@ -357,6 +357,7 @@ int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_e
     assert(line != CACHE_NO_LINE);
     ev->valid = false;
     ev->dirty = 0;
+    ev->partial = 0;
     ev->line = 0;
     if (c->ways == 0)
         return -1;
@@ -378,6 +379,7 @@ int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_e
         ev->valid = true;
         ev->line = v.tag[way];
         ev->dirty = (uint8_t)ST_DIRTY(v.state[way]);
+        ev->partial = (uint8_t)ST_PART(v.state[way]);
     }
     v.tag[way] = line;
     v.fp[way] = fingerprint(line);

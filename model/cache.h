@@ -32,6 +32,7 @@ typedef struct cache_evicted {
     bool valid;           /* a line was evicted */
     uint64_t line;
     uint8_t dirty;        /* its dirty sectors */
+    uint8_t partial;      /* its sectors with only some bytes valid */
 } cache_evicted;
 
 typedef struct cache cache;

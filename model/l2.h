@@ -19,10 +19,12 @@
  *    the near partition as a clean copy, so a second read from that
  *    partition hits with no fabric traffic (§3.5).
  *  - writes and atomics are done at home (crossing the fabric when far) and
- *    drop the copies of the line in the other partitions. Write lookup
- *    hit/miss is counted at home (hit = the sector had valid bytes).
- *  - ECC: a write that leaves a sector partly valid makes L2 read the sector
- *    from DRAM first (dram__sectors_read and lts__t_sectors_data_ecc).
+ *    drop the copies of the line in the other partitions. Writes are
+ *    write-validate: they never fetch, and every write sector counts as a
+ *    lookup hit (measured: write lookup misses are 0 on every H200 kernel).
+ *  - ECC: a dirty sector that is only partly valid when it is evicted is
+ *    completed from DRAM first (dram__sectors_read and
+ *    lts__t_sectors_data_ecc); a read of a partly valid sector reads DRAM.
  *  - DRAM writes = dirty sectors evicted. Nothing is written back at the end
  *    of a kernel (measured: a kernel writing 4 MB shows 0 DRAM write
  *    sectors); l2_clear drops dirty data uncounted, as ncu's cache flush.

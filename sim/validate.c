@@ -12,35 +12,47 @@ typedef struct tolerance_rule {
 } tolerance_rule;
 
 /* First match wins, so specific names come before the prefixes that cover them. */
+/* DRAM sectors the profiler and driver move around any kernel (ncu's
+ * background, hardware-facts.md 3.5): ~112 read sectors for a one-warp kernel,
+ * 146 and 184 for the two 4x4 matrix products of the suite, whose own traffic
+ * is 6 sectors. An error up to this many sectors is not the model's. */
+#define DRAM_BACKGROUND_SECTORS 256.0
+
 static const tolerance_rule rules[] = {
-    /* counts determined by the address stream alone: exact */
-    {"smsp__inst_executed_op_", {VALIDATE_EXACT, 0}},
-    {"smsp__sass_inst_executed_op_", {VALIDATE_EXACT, 0}},
-    {"smsp__sass_data_bytes_mem_", {VALIDATE_EXACT, 0}},
-    {"l1tex__t_requests_pipe_lsu_mem_", {VALIDATE_EXACT, 0}},
+    /* A trace records only instructions with at least one lane predicated on
+     * (the Compute Sanitizer API calls back per executing thread); ncu's plain
+     * instruction counts also count warps whose lanes were all predicated off
+     * (measured: filter21 10,240 against 10,238 with lanes on). The
+     * _pred_on_any counts are the ones a trace determines: exact. */
+    {"smsp__inst_executed_op_", {VALIDATE_INFO, 0, 0}},
+    {"smsp__sass_inst_executed_op_", {VALIDATE_EXACT, 0, 0}},
+    {"smsp__sass_data_bytes_mem_", {VALIDATE_EXACT, 0, 0}},
+    {"l1tex__t_requests_pipe_lsu_mem_", {VALIDATE_EXACT, 0, 0}},
     /* hits depend on L1 capacity, replacement and the interleaving of warps */
-    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit", {VALIDATE_RELATIVE, 0.02}},
-    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss", {VALIDATE_INFO, 0}},
-    {"l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup", {VALIDATE_INFO, 0}},
-    {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup", {VALIDATE_INFO, 0}},
-    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts", {VALIDATE_INFO, 0}},
-    {"l1tex__t_sectors_pipe_lsu_mem_", {VALIDATE_EXACT, 0}},
-    {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_", {VALIDATE_EXACT, 0}},
-    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_", {VALIDATE_EXACT, 0}},
-    {"lts__t_sectors_srcunit_tex_op_read.sum", {VALIDATE_RELATIVE, 0.02}},
-    {"lts__t_sectors_srcunit_tex_op_write.sum", {VALIDATE_RELATIVE, 0.02}},
-    {"dram__sectors_read.sum", {VALIDATE_RELATIVE, 0.05}},
-    {"dram__sectors_write.sum", {VALIDATE_RELATIVE, 0.05}},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit", {VALIDATE_RELATIVE, 0.02, 0}},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss", {VALIDATE_INFO, 0, 0}},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_st_lookup", {VALIDATE_INFO, 0, 0}},
+    {"l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup", {VALIDATE_INFO, 0, 0}},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts", {VALIDATE_INFO, 0, 0}},
+    {"l1tex__t_sectors_pipe_lsu_mem_", {VALIDATE_EXACT, 0, 0}},
+    {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_", {VALIDATE_EXACT, 0, 0}},
+    {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_", {VALIDATE_EXACT, 0, 0}},
+    {"lts__t_sectors_srcunit_tex_op_read.sum", {VALIDATE_RELATIVE, 0.02, 0}},
+    {"lts__t_sectors_srcunit_tex_op_write.sum", {VALIDATE_RELATIVE, 0.02, 0}},
+    {"dram__sectors_read.sum", {VALIDATE_RELATIVE, 0.05, DRAM_BACKGROUND_SECTORS}},
+    {"dram__sectors_write.sum", {VALIDATE_RELATIVE, 0.05, DRAM_BACKGROUND_SECTORS}},
     /* ratios of exact counts, as ncu prints them (rounded) */
-    {"smsp__sass_average_data_bytes_per_sector_mem_global_op_", {VALIDATE_RELATIVE, 0.001}},
+    {"smsp__sass_average_data_bytes_per_sector_mem_global_op_", {VALIDATE_RELATIVE, 0.001, 0}},
 };
 
 validate_tolerance validate_tolerance_of(const char *metric)
 {
+    if (strncmp(metric, "smsp__inst_executed_op_", 23) == 0 && strstr(metric, "_pred_on_any"))
+        return (validate_tolerance){VALIDATE_EXACT, 0, 0};
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
         if (strncmp(metric, rules[i].prefix, strlen(rules[i].prefix)) == 0)
             return rules[i].tol;
-    return (validate_tolerance){VALIDATE_INFO, 0};
+    return (validate_tolerance){VALIDATE_INFO, 0, 0};
 }
 
 void validate_tolerance_text(validate_tolerance t, char *buf, size_t n)
@@ -50,7 +62,10 @@ void validate_tolerance_text(validate_tolerance t, char *buf, size_t n)
         snprintf(buf, n, "exact");
         break;
     case VALIDATE_RELATIVE:
-        snprintf(buf, n, "%g%%", t.relative * 100.0);
+        if (t.floor > 0)
+            snprintf(buf, n, "%g%% or %g", t.relative * 100.0, t.floor);
+        else
+            snprintf(buf, n, "%g%%", t.relative * 100.0);
         break;
     default:
         snprintf(buf, n, "info");
@@ -73,7 +88,7 @@ void validate_compare(double measured, double predicted, validate_tolerance tol,
         out->pass = predicted == measured;
         break;
     case VALIDATE_RELATIVE:
-        out->pass = fabs(out->abs_err) <= tol.relative * fabs(measured);
+        out->pass = fabs(out->abs_err) <= tol.relative * fabs(measured) || fabs(out->abs_err) <= tol.floor;
         break;
     default:
         out->pass = true;

@@ -25,6 +25,7 @@ typedef enum validate_tolerance_kind {
 typedef struct validate_tolerance {
     validate_tolerance_kind kind;
     double relative; /* VALIDATE_RELATIVE: e.g. 0.02 */
+    double floor;    /* VALIDATE_RELATIVE: an absolute error up to this always passes */
 } validate_tolerance;
 
 /* The tolerance for a metric name as ncu prints it. */

@@ -1,0 +1,49 @@
+/* wcomb.h - store combining: the consecutive store instructions of one warp
+ * reach L2 as one write per 128-byte line.
+ *
+ * Measured on the H200 (traces/h200, docs/validation.md): simpleMathAoS stores
+ * x and y of each {float x, y} with two STG.32 at stride 8 (524,288 L1 store
+ * sectors) and L2 receives 263,744 write sectors, not 524,288; a transpose
+ * whose 8 warps write the same sectors at different times gets no merging
+ * (524,288 of 524,288). So the merging is per warp: a warp's stored lines wait
+ * in its entry until the warp issues anything other than a store, holds more
+ * than WCOMB_LINES lines, or the entry is the oldest of WCOMB_CAP live ones
+ * when a new warp needs one; then they are sent (the flush callback).
+ * Merging between different warps (about 10% of the boundary sectors of
+ * writeSegment offset 11) depends on timing and is not modelled. */
+#ifndef GMS_WCOMB_H
+#define GMS_WCOMB_H
+
+#include <stdint.h>
+
+#include "coal.h"
+
+#define WCOMB_LINES 4u   /* lines one warp's pending stores may hold */
+#define WCOMB_CAP 16384u /* live entries: above the 8,448 warps an H200 holds at once */
+
+typedef struct wcomb_line {
+    uint64_t line;
+    uint32_t sector_mask;
+    uint32_t byte_mask[COAL_MAX_SECTORS_PER_LINE];
+} wcomb_line;
+
+/* Called for each line an entry sends; tag is what wcomb_store was given. */
+typedef void (*wcomb_send_fn)(void *ctx, uint32_t sm, uint32_t tag, const wcomb_line *line);
+
+typedef struct wcomb wcomb;
+
+wcomb *wcomb_create(wcomb_send_fn send, void *ctx);
+void wcomb_destroy(wcomb *w);
+/* Drop every entry unsent (start of a kernel). */
+void wcomb_reset(wcomb *w);
+
+/* The lines of r were stored by (cta, warp) on sm; tag (e.g. the PC's index)
+ * is passed back when they are sent. */
+void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t tag,
+                 const coal_result *r);
+/* (cta, warp) issued something else: send its lines. */
+void wcomb_end_run(wcomb *w, uint32_t cta, uint32_t warp);
+/* Send everything, oldest first (end of a kernel). */
+void wcomb_flush_all(wcomb *w);
+
+#endif
