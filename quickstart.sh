@@ -23,6 +23,6 @@ fi
 [ "${1:-}" = "--deps-only" ] && exit 0
 
 make -s
-TRACE=traces/h200/readSegment_offset11.trace
+TRACE=traces/h200/readSegment_off11.trace
 echo "quickstart: build/gpumemsim run --config configs/h200.ini $TRACE" >&2
 exec build/gpumemsim run --config configs/h200.ini "$TRACE"
