@@ -339,7 +339,7 @@ static uint32_t sm_of(const gpu *g, uint32_t cta, int32_t sm)
     return cta % g->cfg.sm_count;
 }
 
-static void count_instruction(const trace_mem *m, stats *s)
+void gpu_count_instruction(const trace_mem *m, stats *s)
 {
     if (m->flags & TRACE_MEM_LDGSTS) {
         if (m->space == TRACE_SPACE_GLOBAL)
@@ -608,7 +608,7 @@ void gpu_mem(gpu *g, const trace_mem *m)
     gpu_pc_stats *p = pc_entry(g, m->pc);
     p->executions++;
     stats *s = &p->s;
-    count_instruction(m, s);
+    gpu_count_instruction(m, s);
     uint32_t sm = sm_of(g, m->cta, m->sm);
     bool plain_store = m->kind == TRACE_KIND_ST && m->space != TRACE_SPACE_SHARED;
     if (!plain_store)

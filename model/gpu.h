@@ -43,6 +43,11 @@ const gpu_kernel_info *gpu_kernel_info_get(const gpu *g);
 void gpu_mem(gpu *g, const trace_mem *m);
 void gpu_barrier(gpu *g, const trace_barrier *b);
 
+/* Add one record's warp-level instruction to the instruction counters of
+ * *s (smsp__inst_executed_op_*): by space and kind, generic and LDGSTS apart.
+ * The one mapping, shared by the model and `trace check`. */
+void gpu_count_instruction(const trace_mem *m, stats *s);
+
 /* End the kernel and put its totals in *out. */
 void gpu_kernel_end(gpu *g, stats *out);
 

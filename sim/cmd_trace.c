@@ -348,9 +348,11 @@ int cmd_trace(int argc, char **argv)
         return cmd_trace_info(argc - 1, argv + 1);
     if (strcmp(argv[1], "dump") == 0)
         return cmd_trace_dump(argc - 1, argv + 1);
+    if (strcmp(argv[1], "check") == 0)
+        return cmd_trace_check(argc - 1, argv + 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        printf("usage: %s\n       %s\n", USAGE_INFO, USAGE_DUMP);
+        printf("usage: %s\n       %s\n       gpumemsim trace check TRACE NCU_CSV\n", USAGE_INFO, USAGE_DUMP);
         return 0;
     }
-    return cmd_fail("trace: unknown subcommand %s (expected info or dump)", argv[1]);
+    return cmd_fail("trace: unknown subcommand %s (expected info, dump or check)", argv[1]);
 }

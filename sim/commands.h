@@ -6,6 +6,7 @@
 
 int cmd_run(int argc, char **argv);      /* gpumemsim run --config FILE TRACE... */
 int cmd_trace(int argc, char **argv);    /* gpumemsim trace info|dump|check|synth ... */
+int cmd_trace_check(int argc, char **argv); /* gpumemsim trace check TRACE NCU_CSV */
 int cmd_validate(int argc, char **argv); /* gpumemsim validate --config FILE CAPTURE... */
 int cmd_config(int argc, char **argv);   /* gpumemsim config check FILE | config doc */
 

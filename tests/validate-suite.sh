@@ -4,6 +4,8 @@
 # against configs/h200.ini. Fails when a metric misses its tolerance that is not
 # listed in tests/validate-known.txt, or when a listed one passes again, so a
 # model change that breaks (or fixes) agreement with hardware fails `make check`.
+# It also runs `trace check` on every capture: the trace's instruction counts
+# must equal Nsight Compute's for every launch (the capture lost nothing).
 # With --write-docs, regenerate docs/validation.md from the same run.
 set -eu
 BIN=${1:?usage: validate-suite.sh BIN [--write-docs]}
@@ -37,6 +39,14 @@ if [ -n "$fixed" ]; then
     echo "$fixed" | sed 's/^/  /' >&2
     status=1
 fi
+# every capture is complete: its instruction counts equal ncu's, launch by launch
+for t in "$SUITE"/*.trace; do
+    if ! "$BIN" trace check "$t" "${t%.trace}.ncu.csv" > build/trace-check.txt; then
+        echo "validate-suite: trace check $t: instruction counts differ from ncu's:" >&2
+        grep -E 'DIFFERS|not in' build/trace-check.txt | sed 's/^/  /' >&2
+        status=1
+    fi
+done
 total=$(tail -n 1 build/validate-suite.txt)
 echo "validate-suite: $total ($(wc -l < build/validate-failed.txt) known discrepancies, listed in $KNOWN)"
 exit $status
