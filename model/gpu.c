@@ -460,6 +460,10 @@ static uint32_t lane_chunks(gpu *g, const trace_mem *m)
 static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
 {
     bool red = m->kind == TRACE_KIND_RED;
+    /* what the addresses alone imply (the source view): distinct lines and sectors */
+    coal_run(&g->geom, g->chunks, lane_chunks(g, m), &g->res);
+    s->v[STAT_SRC_TAG_REQ_GLOBAL] += g->res.n_lines;
+    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += g->res.n_sectors;
     s->v[red ? STAT_L1_REQ_GLOBAL_RED : STAT_L1_REQ_GLOBAL_ATOM]++;
     /* Same-address lanes are not merged: round r takes the r-th lane of each
      * distinct address, and each round is coalesced on its own (§3.3). */
@@ -508,6 +512,8 @@ static void do_global(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     coal_run(&g->geom, g->chunks, n, &g->res);
     uint32_t lines = g->res.n_lines, sectors = g->res.n_sectors;
     uint64_t bytes = distinct_bytes(&g->res);
+    s->v[STAT_SRC_TAG_REQ_GLOBAL] += lines;
+    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += sectors;
 
     if (m->kind == TRACE_KIND_ST) {
         uint32_t hits, misses;

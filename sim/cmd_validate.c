@@ -20,6 +20,7 @@
 #include "replay.h"
 #include "report.h"
 #include "validate.h"
+#include "validate_pc.h"
 #include "version.h"
 
 static const char validate_usage[] =
@@ -35,6 +36,10 @@ static const char validate_usage[] =
     "  --format F        table (default), csv (kernel,launch,metric,measured,predicted,\n"
     "                    abs_err,rel_err,tolerance,pass) or markdown (docs/validation.md)\n"
     "  --failures-only   table: show only rows that fail\n"
+    "  --per-pc          compare per SASS instruction with Nsight Compute's source view\n"
+    "                    (NAME.source.csv beside each trace): executions, L1 tag requests\n"
+    "                    and L2 theoretical sectors of global instructions, n-way shared\n"
+    "                    conflicts; rows name the PC, the SASS and the source line\n"
     "\n"
     "exit: 0 every metric within tolerance, 1 some metric failed, 2 bad input\n";
 
@@ -67,6 +72,8 @@ typedef struct validator {
     replay_options ropt;
     out_format fmt;
     bool failures_only;
+    bool per_pc;
+    validate_pc_totals pc;
     FILE *out;
     uint32_t n_sum, cap_sum;
     metric_summary *sum;
@@ -153,6 +160,18 @@ static char *csv_path_of(const char *trace)
         }
     }
     return NULL;
+}
+
+/* "x.trace" -> "x.source.csv" */
+static char *source_path_of(const char *trace)
+{
+    char *csv = csv_path_of(trace); /* x.ncu.csv */
+    size_t n = strlen(csv) - strlen(".ncu.csv");
+    char *p = xmalloc(n + sizeof ".source.csv");
+    memcpy(p, csv, n);
+    strcpy(p + n, ".source.csv");
+    free(csv);
+    return p;
 }
 
 static void fmt_num(char *buf, size_t n, double x)
@@ -461,6 +480,8 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
             i++;
         } else if (strcmp(a, "--failures-only") == 0) {
             v.failures_only = true;
+        } else if (strcmp(a, "--per-pc") == 0) {
+            v.per_pc = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cmd_fail("validate: unknown option '%s' (see gpumemsim validate --help)", a);
         } else if (expand_capture(a, captures, n_caps, cap_caps, &err) != 0) {
@@ -487,10 +508,21 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
         cfg_dump(&cfg, v.out, "# ");
     }
     int rc = 0;
-    for (uint32_t i = 0; i < *n_caps && rc == 0; i++)
-        if (validate_capture(&v, (*captures)[i], &err) != 0)
+    for (uint32_t i = 0; i < *n_caps && rc == 0; i++) {
+        if (v.per_pc) {
+            char *src = source_path_of((*captures)[i]);
+            if (validate_pc_capture((*captures)[i], src, &cfg, &v.ropt, v.out, v.failures_only, &v.pc, &err) != 0)
+                rc = 2;
+            free(src);
+        } else if (validate_capture(&v, (*captures)[i], &err) != 0) {
             rc = 2;
-    if (rc == 0) {
+        }
+    }
+    if (rc == 0 && v.per_pc) {
+        fprintf(v.out, "\n%u of %u values within tolerance over %u SASS instructions; %u failed\n",
+                v.pc.values - v.pc.failed, v.pc.values, v.pc.instructions, v.pc.failed);
+        rc = v.pc.failed ? 1 : 0;
+    } else if (rc == 0) {
         emit_summary(&v);
         rc = v.failed_rows ? 1 : 0;
     } else {

@@ -47,6 +47,14 @@ for t in "$SUITE"/*.trace; do
         status=1
     fi
 done
+# per SASS instruction, against ncu's source view: must agree everywhere
+if ! "$BIN" validate --config "$CONFIG" "$SUITE" --per-pc --failures-only > build/validate-per-pc.txt; then
+    echo "validate-suite: per-instruction comparison with the source view failed:" >&2
+    grep -E '^==|FAIL' build/validate-per-pc.txt | grep -B1 FAIL | sed 's/^/  /' >&2
+    status=1
+fi
 total=$(tail -n 1 build/validate-suite.txt)
-echo "validate-suite: $total ($(wc -l < build/validate-failed.txt) known discrepancies, listed in $KNOWN)"
+per_pc=$(tail -n 1 build/validate-per-pc.txt)
+echo "validate-suite: kernel level: $total ($(wc -l < build/validate-failed.txt) known discrepancies, listed in $KNOWN)"
+echo "validate-suite: per instruction: $per_pc"
 exit $status
