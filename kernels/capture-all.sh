@@ -19,7 +19,8 @@
 #   --only REGEX   only experiments whose name matches (MANIFEST gets a new section appended)
 #   --budget S     start no new experiment once S seconds have passed (default 540,
 #                  so the run ends inside a 10-minute job; 0 = no limit)
-# Environment: NCU, NVCC, CUOBJDUMP, CAPTURE (tool paths), T_BUILD, T_CAPTURE,
+# Environment: SOURCE_SELECT (ncu options for the source view, e.g. "--set full"),
+# NCU, NVCC, CUOBJDUMP, CAPTURE (tool paths), T_BUILD, T_CAPTURE,
 # T_NCU, T_SOURCE, T_EXPORT (per-step time limits in seconds).
 set -u -o pipefail
 
@@ -119,6 +120,9 @@ mapfile -t METRICS < <(list_of kernels/metrics.txt)
 mapfile -t SRC_METRICS < <(list_of kernels/source-metrics.txt)
 METRICS_DROPPED=()
 SRC_MODE=metrics # becomes "section" if ncu refuses the source metrics by name
+# SOURCE_SELECT="--set full" (for example) skips the metrics attempt and uses these ncu
+# options for the source view instead of --section SourceCounters
+if [ -n "${SOURCE_SELECT:-}" ]; then SRC_MODE=section; fi
 SRC_HEADER=""
 NCU_WARNED=0
 join_by_comma() { local IFS=,; echo "$*"; }
@@ -263,7 +267,8 @@ for ((e = 0; e < N; e++)); do
                 # the section provides the source-view collection; the names add columns to it
                 sel=(--section SourceCounters --metrics "$(join_by_comma "${SRC_METRICS[@]}")")
             else
-                sel=(--section SourceCounters)
+                # shellcheck disable=SC2206 # SOURCE_SELECT is a list of options
+                sel=(${SOURCE_SELECT:---section SourceCounters})
             fi
             c=("$NCU" --clock-control none --import-source yes "${sel[@]}" -f -o "$rep" "${cmd[@]}")
             step "$log" "$log" "$T_SOURCE" "${c[@]}"
@@ -342,7 +347,9 @@ manifest_body() {
     echo "ncu_options: --clock-control none (clocks not locked); cache control and replay mode are ncu's defaults (--cache-control all, --replay-mode kernel)"
     echo "metrics: ${#METRICS[@]} from kernels/metrics.txt (<METRICS> below): $(join_by_comma "${METRICS[@]}")"
     [ ${#METRICS_DROPPED[@]} -eq 0 ] || echo "metrics_dropped: ${METRICS_DROPPED[*]} (ncu refused them)"
-    if [ "$SRC_MODE" = metrics ]; then
+    if [ -n "${SOURCE_SELECT:-}" ]; then
+        echo "source_view: $SOURCE_SELECT (SOURCE_SELECT)"
+    elif [ "$SRC_MODE" = metrics ]; then
         echo "source_view: --metrics $(join_by_comma "${SRC_METRICS[@]}")"
     else
         echo "source_view: --section SourceCounters (ncu refused --metrics with kernels/source-metrics.txt)"
