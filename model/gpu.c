@@ -405,8 +405,6 @@ static l1_load_mode global_load_mode(const gpu *g, uint8_t cache_op)
     return L1_LOAD_BYPASS;
 }
 
-/* Look the coalesced lines up in L1 and read what missed from L2. Returns
- * the missing sectors; *hits gets the hitting ones. */
 /* ---- store combining (see the file header) ----------------------------------- */
 
 /* A line of stores leaves for L2, counted to the PC of the warp's last store. */
@@ -428,6 +426,8 @@ static uint64_t distinct_bytes(const coal_result *r)
     return n;
 }
 
+/* Look the coalesced lines up in L1 and read what missed from L2. Returns
+ * the missing sectors; *hits gets the hitting ones. */
 static uint32_t load_lines(gpu *g, uint32_t sm, l1_load_mode mode, uint32_t *hits, stats *s)
 {
     uint32_t misses;

@@ -52,7 +52,8 @@ void gpu_count_instruction(const trace_mem *m, stats *s);
 void gpu_kernel_end(gpu *g, stats *out);
 
 /* The kernel just ended, per PC, ascending; *n entries. Counters that no one
- * instruction caused (none today) would be under GPU_PC_NONE. Valid until the
+ * PCs beyond GPU_MAX_PCS in one kernel are lumped under GPU_PC_NONE (every
+ * count has a PC; store-combined writes go to the warp's last store). Valid until the
  * next gpu_kernel_begin. */
 #define GPU_PC_NONE UINT32_MAX
 typedef struct gpu_pc_stats {

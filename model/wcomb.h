@@ -6,7 +6,8 @@
  * sectors) and L2 receives 263,744 write sectors, not 524,288; a transpose
  * whose 8 warps write the same sectors at different times gets no merging
  * (524,288 of 524,288). So the merging is per warp: a warp's stored lines wait
- * in its entry until the warp issues anything other than a store, holds more
+ * in its entry until the warp issues anything other than a global or local
+ * store (a shared store or a barrier ends the run too), holds more
  * than WCOMB_LINES lines, or the entry is the oldest of WCOMB_CAP live ones
  * when a new warp needs one; then they are sent (the flush callback).
  * Merging between different warps (about 10% of the boundary sectors of
