@@ -457,13 +457,26 @@ static uint32_t lane_chunks(gpu *g, const trace_mem *m)
     return n;
 }
 
+/* The source view's address-derived counters of the global instruction just
+ * coalesced into g->res. Ideal: the sectors the active lanes' bytes would fill
+ * if they were contiguous and aligned, never more than are touched (so lanes
+ * that share an address cost one sector, as measured for same-address
+ * reductions and the broadcast loads of matrixMul_naive). */
+static void source_global_sectors(gpu *g, const trace_mem *m, stats *s)
+{
+    uint32_t sect = g->geom.sector_bytes;
+    uint32_t need = ((uint32_t)__builtin_popcount(m->active_mask) * m->size_bytes + sect - 1u) / sect;
+    s->v[STAT_SRC_TAG_REQ_GLOBAL] += g->res.n_lines;
+    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += g->res.n_sectors;
+    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL_IDEAL] += min_u32(need, g->res.n_sectors);
+}
+
 static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
 {
     bool red = m->kind == TRACE_KIND_RED;
     /* what the addresses alone imply (the source view): distinct lines and sectors */
     coal_run(&g->geom, g->chunks, lane_chunks(g, m), &g->res);
-    s->v[STAT_SRC_TAG_REQ_GLOBAL] += g->res.n_lines;
-    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += g->res.n_sectors;
+    source_global_sectors(g, m, s);
     s->v[red ? STAT_L1_REQ_GLOBAL_RED : STAT_L1_REQ_GLOBAL_ATOM]++;
     /* Same-address lanes are not merged: round r takes the r-th lane of each
      * distinct address, and each round is coalesced on its own (§3.3). */
@@ -512,8 +525,7 @@ static void do_global(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     coal_run(&g->geom, g->chunks, n, &g->res);
     uint32_t lines = g->res.n_lines, sectors = g->res.n_sectors;
     uint64_t bytes = distinct_bytes(&g->res);
-    s->v[STAT_SRC_TAG_REQ_GLOBAL] += lines;
-    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += sectors;
+    source_global_sectors(g, m, s);
 
     if (m->kind == TRACE_KIND_ST) {
         uint32_t hits, misses;
@@ -583,6 +595,7 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     }
     uint32_t per_word = n / words;
     coal_run(&g->geom, g->chunks, n, &g->res);
+    s->v[STAT_SRC_L2_THEO_SECT_LOCAL] += g->res.n_sectors;
 
     if (m->kind == TRACE_KIND_ST) {
         uint32_t hits, misses;

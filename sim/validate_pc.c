@@ -3,12 +3,10 @@
  * instruction.
  *
  * Source-view counters are derived from the addresses alone, so they are the
- * numbers a trace replay must reproduce exactly: executions, L1 tag requests
- * (distinct lines) and L2 theoretical sectors (distinct sectors) of global
- * instructions, and the average n-way
- * shared-memory conflict (wavefronts / executions). Which columns exist
- * depends on the ncu section that made the CSV (kernels/capture-all.sh uses
- * SourceCounters); columns that are absent are skipped. */
+ * numbers a trace replay must reproduce exactly; the columns compared are
+ * model/source_view.h's. Which columns exist depends on the ncu section that
+ * made the CSV (kernels/capture-all.sh uses SourceCounters); columns that
+ * are absent are skipped. */
 #include "validate_pc.h"
 
 #include <math.h>
@@ -16,41 +14,14 @@
 #include <string.h>
 
 #include "ncu_csv.h"
+#include "source_view.h"
 #include "validate.h"
 
-typedef struct column_rule {
-    const char *column;   /* ncu's source-view column */
-    bool per_execution;   /* the column is an average per execution */
-    double tolerance;     /* absolute; 0 = exact */
-} column_rule;
-
-static const column_rule columns[] = {
-    {"Instructions Executed", false, 0},
-    {"L1 Tag Requests Global", false, 0},
-    {"L2 Theoretical Sectors Global", false, 0},
-    /* ncu prints the average with two decimals at most */
-    {"L1 Conflicts Shared N-Way", true, 0.006},
-};
-#define N_COLUMNS (sizeof columns / sizeof columns[0])
-
-/* The model's value for column c at one PC. */
-static double predicted(size_t c, const gpu_pc_stats *p)
+/* Absolute tolerance of a column: exact for counts; ncu prints averages per
+ * execution with two decimals at most. */
+static double column_tolerance(const source_column *c)
 {
-    const stats *s = &p->s;
-    switch (c) {
-    case 0:
-        return (double)p->executions;
-    case 1:
-        return (double)s->v[STAT_SRC_TAG_REQ_GLOBAL];
-    case 2:
-        return (double)s->v[STAT_SRC_L2_THEO_SECT_GLOBAL];
-    case 3: {
-        uint64_t wf = s->v[STAT_SMEM_WF_LD] + s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM];
-        return p->executions ? (double)wf / (double)p->executions : 0.0;
-    }
-    default:
-        return NAN;
-    }
+    return c->per_execution ? 0.006 : 0.0;
 }
 
 typedef struct pc_ctx {
@@ -85,9 +56,13 @@ static int compare_kernel(void *vctx, const replay_kernel_result *r, err_info *e
         err_set(err, "%s: no source view of kernel %s", c->source_path, want);
         return -1;
     }
-    int col[N_COLUMNS];
-    for (size_t j = 0; j < N_COLUMNS; j++)
-        col[j] = ncu_source_column(k, columns[j].column);
+    size_t n_cols;
+    const source_column *cols = source_view_columns(&n_cols);
+    int col[16];
+    if (n_cols > sizeof col / sizeof col[0])
+        n_cols = sizeof col / sizeof col[0];
+    for (size_t j = 0; j < n_cols; j++)
+        col[j] = ncu_source_column(k, cols[j].name);
     fprintf(c->out, "\n== %s: launch %u: %s (source view, per SASS instruction)\n", c->trace, r->kernel->launch,
             r->kernel->demangled);
     for (uint32_t row = 0; row < k->n_rows; row++) {
@@ -104,26 +79,26 @@ static int compare_kernel(void *vctx, const replay_kernel_result *r, err_info *e
         else
             snprintf(where, sizeof where, "-");
         c->t->instructions++;
-        for (size_t j = 0; j < N_COLUMNS; j++) {
+        for (size_t j = 0; j < n_cols; j++) {
             if (col[j] < 0)
                 continue;
             double m = ncu_source_value(k, row, (uint32_t)col[j]);
             if (isnan(m))
                 continue;
-            double pv = predicted(j, p);
-            bool pass = fabs(pv - m) <= columns[j].tolerance;
+            double pv = source_view_value(j, p->executions, &p->s);
+            bool pass = fabs(pv - m) <= column_tolerance(&cols[j]);
             /* A guarded instruction ("@P0 LDG") whose lanes are all predicated off
              * in some warp is still executed by that warp for ncu, but no lane
              * calls the tracer: the trace can only see fewer executions. (That
              * no executing lane was lost is checked exactly by `trace check`.) */
-            if (j == 0 && sr->sass[0] == '@' && pv <= m)
+            if (j == 0 /* Instructions Executed */ && sr->sass[0] == '@' && pv <= m)
                 pass = true;
             c->t->values++;
             c->t->failed += !pass;
             if (c->failures_only && pass)
                 continue;
-            fprintf(c->out, "  0x%05llx %-34.34s %-22.22s %-30s %12.6g %12.6g %s\n", (unsigned long long)sr->pc_offset,
-                    sr->sass, where, columns[j].column, m, pv, pass ? "pass" : "FAIL");
+            fprintf(c->out, "  0x%05llx %-34.34s %-22.22s %-39s %12.6g %12.6g %s\n", (unsigned long long)sr->pc_offset,
+                    sr->sass, where, cols[j].name, m, pv, pass ? "pass" : "FAIL");
         }
     }
     return 0;

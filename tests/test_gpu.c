@@ -10,6 +10,7 @@
 
 #include "gpu.h"
 #include "l2.h"
+#include "source_view.h"
 #include "suites.h"
 #include "test_util.h"
 
@@ -782,6 +783,63 @@ START_TEST(generic_and_ldgsts_instruction_counts)
 }
 END_TEST
 
+/* The source view's address-derived columns (model/source_view.h), one warp
+ * instruction each, with the per-execution values ncu printed for the suite
+ * (traces/h200/NAME.source.csv, column per instruction / Instructions
+ * Executed). */
+START_TEST(source_view_columns_per_instruction)
+{
+    int theo = source_view_find("L2 Theoretical Sectors Global");
+    int ideal = source_view_find("L2 Theoretical Sectors Global Ideal");
+    int excess = source_view_find("L2 Theoretical Sectors Global Excessive");
+    int local = source_view_find("L2 Theoretical Sectors Local");
+    ck_assert(theo >= 0 && ideal >= 0 && excess >= 0 && local >= 0);
+    static const struct {
+        const char *what; /* the suite's kernel and instruction */
+        trace_kind kind;
+        uint64_t base;
+        int64_t stride;
+        uint32_t mask;
+        double theo, ideal, excess;
+    } rows[] = {
+        {"readSegment_off11 LDG", TRACE_KIND_LD, A + 44, 4, TRACE_FULL_MASK, 5, 4, 1},
+        {"readSegment_off11 last warp, 21 lanes", TRACE_KIND_LD, A + 44, 4, 0x1fffffu, 3, 3, 0},
+        {"simpleMathAoS LDG stride 8", TRACE_KIND_LD, A, 8, TRACE_FULL_MASK, 8, 4, 4},
+        {"transpose_naive STG stride 4 KiB", TRACE_KIND_ST, W, 4096, TRACE_FULL_MASK, 32, 4, 28},
+        {"atomic_same RED one address", TRACE_KIND_RED, W, 0, TRACE_FULL_MASK, 1, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        trace_mem m;
+        test_mem(&m, rows[i].kind, TRACE_SPACE_GLOBAL, 4, rows[i].mask, rows[i].base, rows[i].stride);
+        stats s;
+        run_one(g, &m, &s);
+        ck_assert_msg(source_view_value((size_t)theo, 1, &s) == rows[i].theo, "%s: theoretical", rows[i].what);
+        ck_assert_msg(source_view_value((size_t)ideal, 1, &s) == rows[i].ideal, "%s: ideal", rows[i].what);
+        ck_assert_msg(source_view_value((size_t)excess, 1, &s) == rows[i].excess, "%s: excessive", rows[i].what);
+    }
+    /* matrixMul_naive: two rows of a 16x16 CTA read A[row][k], two addresses
+     * in two lines: 2 sectors, and 2 is also the ideal (not ceil(8 / 32)) */
+    uint64_t addr[32];
+    for (uint32_t l = 0; l < 32; l++)
+        addr[l] = A + (l / 16) * 4096;
+    trace_mem m;
+    test_mem_addrs(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, addr);
+    stats s;
+    run_one(g, &m, &s);
+    ck_assert(source_view_value((size_t)theo, 1, &s) == 2);
+    ck_assert(source_view_value((size_t)ideal, 1, &s) == 2);
+    /* local_array: STL.128 of one offset, 16 sectors; LDL.32 with a different
+     * offset per lane, 32 sectors (interleaved local layout) */
+    test_mem(&m, TRACE_KIND_ST, TRACE_SPACE_LOCAL, 16, TRACE_FULL_MASK, 0x10, 0);
+    run_one(g, &m, &s);
+    ck_assert(source_view_value((size_t)local, 1, &s) == 16);
+    test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_LOCAL, 4, TRACE_FULL_MASK, 0, 4);
+    run_one(g, &m, &s);
+    ck_assert(source_view_value((size_t)local, 1, &s) == 32);
+    ck_assert(source_view_value((size_t)theo, 1, &s) == 0);
+}
+END_TEST
+
 START_TEST(counters_per_pc_sum_to_the_totals)
 {
     trace_mem m[3];
@@ -1030,6 +1088,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, warm_caches_when_not_cold_per_kernel);
     tcase_add_test(tc, local_memory_is_interleaved_per_lane);
     tcase_add_test(tc, generic_and_ldgsts_instruction_counts);
+    tcase_add_test(tc, source_view_columns_per_instruction);
     tcase_add_test(tc, counters_per_pc_sum_to_the_totals);
     tcase_add_test(tc, too_many_pcs_are_lumped);
     tcase_add_test(tc, pc_table_presizes);

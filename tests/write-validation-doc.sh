@@ -47,8 +47,10 @@ mkdir -p build
     echo "## Two kinds of numbers"
     echo
     echo "Nsight Compute reports two kinds of counts. The **source view** (\`ncu --page source\`,"
-    echo "per SASS instruction: instructions executed, L1 tag requests and L2 theoretical sectors"
-    echo "of global instructions, n-way shared conflicts) is derived from the addresses alone, so a"
+    echo "per SASS instruction: instructions executed; L1 tag requests and L2 theoretical sectors"
+    echo "of global instructions, all, ideal and excessive; L2 theoretical sectors of local ones;"
+    echo "L1 shared wavefronts, all, ideal and excessive, and the n-way conflict; the columns are"
+    echo "listed in model/source_view.c) is derived from the addresses alone, so a"
     echo "trace replay must reproduce it exactly, and does: every value of every memory instruction"
     echo "of the suite agrees (below; \`validate --per-pc\`). The **kernel-level hardware counters**"
     echo "also count what no address stream determines: warps whose lanes were all predicated off"
