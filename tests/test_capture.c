@@ -661,6 +661,33 @@ START_TEST(generic_accesses_keep_the_resolved_space)
 }
 END_TEST
 
+/* Local instructions that produced no record are listed, so capture can warn
+ * that spills (invisible to the API) may be missing: k_generic has 16
+ * STL.128, the first at 0x0180. */
+START_TEST(local_instructions_without_records_are_found)
+{
+    fixture fx;
+    setup_kernel(&fx, DATA "probe_app.cuobjdump-sass.txt", "_Z9k_genericPKfPfi", 3456, 1, 32);
+    uint8_t seen[3456 / CAPTURE_SASS_INST_BYTES] = {0};
+    ck_assert_uint_eq(fx.map.n_slots, sizeof seen);
+    uint32_t first = 0;
+    /* no decoder attached yet: nothing is known */
+    ck_assert_uint_eq(capture_pc_map_unseen(&fx.map, NULL, CAPTURE_OP_LOCAL, &first), 0);
+    ck_assert_uint_eq(capture_pc_map_unseen(&fx.map, seen, CAPTURE_OP_LOCAL, &first), 16);
+    ck_assert_uint_eq(first, 0x180);
+    fx.d.seen = seen;
+    capture_out out;
+    err_info err;
+    capture_raw_rec r = raw(CAPTURE_RAW_LOCAL, 0x180, 16, CAPTURE_SAN_WRITE, TRACE_FULL_MASK, 0xfffa50, 0);
+    r.cta = 0;
+    r.warp = 0;
+    ck_assert_int_eq(decode(&fx, &r, &out, &err), 0);
+    ck_assert_uint_eq(capture_pc_map_unseen(&fx.map, seen, CAPTURE_OP_LOCAL, &first), 15);
+    ck_assert_uint_eq(first, 0x1c0);
+    teardown_kernel(&fx);
+}
+END_TEST
+
 START_TEST(atomics_and_reductions_follow_the_opcode)
 {
     fixture fx;
@@ -1126,6 +1153,7 @@ Suite *capture_suite(void)
     tcase_add_test(tc, records_that_cannot_be_true_are_refused);
     tcase_add_test(tc, pcs_outside_the_kernel_are_kept_and_counted);
     tcase_add_test(tc, generic_accesses_keep_the_resolved_space);
+    tcase_add_test(tc, local_instructions_without_records_are_found);
     tcase_add_test(tc, atomics_and_reductions_follow_the_opcode);
     tcase_add_test(tc, cp_async_is_a_global_read_and_a_shared_write);
     tcase_add_test(tc, ldmatrix_rows_become_one_shared_record);

@@ -32,6 +32,21 @@ int capture_pc_map_build(capture_pc_map *map, const capture_sass_func *f, uint64
     return 0;
 }
 
+uint32_t capture_pc_map_unseen(const capture_pc_map *map, const uint8_t *seen, capture_op_class cls,
+                               uint32_t *first_pc)
+{
+    uint32_t n = 0;
+    if (!map->has_sass || !seen)
+        return 0;
+    for (uint32_t i = 0; i < map->n_slots; i++) {
+        if (!map->slots[i].known || map->slots[i].op.op_class != cls || seen[i])
+            continue;
+        if (n++ == 0)
+            *first_pc = i * CAPTURE_SASS_INST_BYTES;
+    }
+    return n;
+}
+
 void capture_pc_map_free(capture_pc_map *map)
 {
     free(map->slots);
@@ -141,6 +156,8 @@ int capture_decode(capture_decoder *d, const capture_raw_rec *raw, uint64_t slot
             if (off % CAPTURE_SASS_INST_BYTES || i >= d->map->n_slots || !d->map->slots[i].known)
                 FAIL("pc 0x%04x is not at an instruction of the kernel's listing", pc);
             ps = &d->map->slots[i];
+            if (d->seen)
+                d->seen[i] = 1;
         }
     } else {
         /* separately compiled device code (-rdc): kept, with the offset taken

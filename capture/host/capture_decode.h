@@ -100,6 +100,9 @@ typedef struct capture_decoder {
     uint64_t n_outside_code; /* records at PCs outside the kernel's code (no SASS for them) */
     uint64_t n_unknown_opcode; /* records at opcodes capture_sass.c does not know as memory instructions */
     uint32_t first_unknown_pc;
+    /* optional, owned by the caller (map->n_slots bytes, zeroed per launch):
+     * seen[i] is set when a record came from instruction slot i */
+    uint8_t *seen;
 } capture_decoder;
 
 /* Returns -1 when the launch's dimensions are impossible. */
@@ -111,6 +114,13 @@ int capture_decoder_init(capture_decoder *d, const capture_launch *l, const capt
  * what was wrong. */
 int capture_decode(capture_decoder *d, const capture_raw_rec *raw, uint64_t slot, capture_out *out,
                    err_info *err);
+
+/* The instructions of class cls in map that produced no record (seen as
+ * filled by a decoder); *first_pc gets the first one's offset. Local-memory
+ * instructions with no record are how a user learns that register spills,
+ * which the API does not report, are missing from a trace (docs/capture.md). */
+uint32_t capture_pc_map_unseen(const capture_pc_map *map, const uint8_t *seen, capture_op_class cls,
+                               uint32_t *first_pc);
 
 /* After the last record: -1 when a cp.async half is left unpaired. */
 int capture_decoder_finish(capture_decoder *d, err_info *err);

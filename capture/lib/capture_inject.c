@@ -105,6 +105,7 @@ typedef struct func_state {
     bool prepared;               /* tmpl and map built */
     trace_kernel tmpl;           /* PC table, files, resources: shared by every launch */
     capture_pc_map map;
+    uint8_t *seen;               /* per instruction slot of map: a record came from it (this launch) */
     uint64_t map_bytes;
 } func_state;
 
@@ -364,6 +365,7 @@ static void func_free(func_state *f)
     free(f->demangled);
     capture_kernel_clear(&f->tmpl);
     capture_pc_map_free(&f->map);
+    free(f->seen);
     free(f);
 }
 
@@ -618,6 +620,8 @@ static void func_prepare(func_state *fn, module_state *m, uint64_t code_bytes)
         return;
     capture_kernel_clear(&fn->tmpl);
     capture_pc_map_free(&fn->map);
+    free(fn->seen);
+    fn->seen = NULL;
     const capture_sass_func *sf = func_sass(fn, m);
     capture_sass_func merged;
     if (!sf) {
@@ -651,6 +655,7 @@ static void func_prepare(func_state *fn, module_state *m, uint64_t code_bytes)
         say("warning: kernel %s: %s", fn->demangled, err.msg);
         capture_pc_map_build(&fn->map, NULL, CAPTURE_SASS_INST_BYTES, &err);
     }
+    fn->seen = xcalloc(fn->map.n_slots, 1);
     fn->map_bytes = code_bytes;
     fn->prepared = true;
 }
@@ -824,6 +829,8 @@ static int64_t write_launch(launch_state *L, const capture_tracker *h)
         stop_capture("%s", err.msg);
         return -1;
     }
+    memset(fn->seen, 0, fn->map.n_slots);
+    dec.seen = fn->seen;
     if (!open_writer(L->device))
         return -1;
     G.in_writer = true;
@@ -888,6 +895,13 @@ static int64_t write_launch(launch_state *L, const capture_tracker *h)
             "as memory instructions (first: '%s' at 0x%04x): kept as the API reported them, without SASS "
             "refinement", L->index, fn->demangled, dec.n_unknown_opcode, text, dec.first_unknown_pc);
     }
+    uint32_t first_local = 0;
+    uint32_t unseen_local = capture_pc_map_unseen(&fn->map, fn->seen, CAPTURE_OP_LOCAL, &first_local);
+    if (unseen_local && h->count <= h->cap)
+        say("warning: launch %" PRIu64 " (%s): %u local-memory instructions produced no record (first: '%s' at "
+            "0x%04x): either they did not run, or they are register spills, which the Compute Sanitizer API does "
+            "not report; then the trace lacks their traffic (`gpumemsim trace check` against ncu shows it)",
+            L->index, fn->demangled, unseen_local, sass_text_at(fn, L->mod, first_local), first_local);
     if (dec.n_outside_code)
         say("warning: launch %" PRIu64 " (%s): %" PRIu64 " records at PCs outside the kernel's code (separately "
             "compiled device functions?): no SASS for them", L->index, fn->demangled, dec.n_outside_code);

@@ -56,6 +56,7 @@ run maxrec maxrec all 3 --max-records 100
 run graph graph graph 3 -v
 run crash crash crash 1
 run nosync nosync nosync 0
+run oom oom oom 0
 $B/selftest stream > "$O/stream_native.log" 2>&1
 run stream stream stream 0 -v
 # an unmodified library program, if PyTorch is there: cuBLAS fp32 (cp.async) and bf16 (TMA) GEMMs
