@@ -37,6 +37,7 @@ int main(int argc, char **argv)
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     if (d) CHECK(cudaFree(d));
-    fprintf(stderr, "empty: %ld CTAs of %d threads after %ld MiB written: ok\n", ctas, BLOCK, mib);
-    return 0;
+    char what[64];
+    snprintf(what, sizeof what, "%ld CTAs after %ld MiB written", ctas, mib);
+    return finish(what, 0); /* nothing to verify but that the launch succeeded */
 }

@@ -12,11 +12,20 @@ typedef struct tolerance_rule {
 } tolerance_rule;
 
 /* First match wins, so specific names come before the prefixes that cover them. */
-/* DRAM sectors the profiler and driver move around any kernel (ncu's
- * background, hardware-facts.md 3.5): ~112 read sectors for a one-warp kernel,
- * 146 and 184 for the two 4x4 matrix products of the suite, whose own traffic
- * is 6 sectors. An error up to this many sectors is not the model's. */
-#define DRAM_BACKGROUND_SECTORS 256.0
+/* DRAM sectors the profiler and driver move around any kernel, which no trace
+ * holds: an error up to this many sectors is not the model's. Measured with
+ * the empty kernel of the suite (kernels/empty.cu; 3 variants x 5 runs,
+ * traces/h200-probes/measure.background.txt, docs/validation.md):
+ *  - reads: the empty kernel reads 80 DRAM sectors in every run (176 L2
+ *    lookup misses); a real kernel adds its code and constant-bank fetches,
+ *    up to 184 sectors in the suite (the 4x4 matrix product, whose own data is
+ *    4 sectors). The floor is the next power of two above that.
+ *  - writes: the empty kernel writes 0 DRAM sectors in all 15 runs, but the
+ *    profiler writes 8 to 321 sectors into L2 during it (lts__t_sectors_op_write,
+ *    none from the SMs), which a kernel's traffic may evict to DRAM. The floor
+ *    is the largest of those, 321. */
+#define DRAM_READ_BACKGROUND_SECTORS 256.0
+#define DRAM_WRITE_BACKGROUND_SECTORS 321.0
 
 static const tolerance_rule rules[] = {
     /* A trace records only instructions with at least one lane predicated on
@@ -39,8 +48,8 @@ static const tolerance_rule rules[] = {
     {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_", {VALIDATE_EXACT, 0, 0}},
     {"lts__t_sectors_srcunit_tex_op_read.sum", {VALIDATE_RELATIVE, 0.02, 0}},
     {"lts__t_sectors_srcunit_tex_op_write.sum", {VALIDATE_RELATIVE, 0.02, 0}},
-    {"dram__sectors_read.sum", {VALIDATE_RELATIVE, 0.05, DRAM_BACKGROUND_SECTORS}},
-    {"dram__sectors_write.sum", {VALIDATE_RELATIVE, 0.05, DRAM_BACKGROUND_SECTORS}},
+    {"dram__sectors_read.sum", {VALIDATE_RELATIVE, 0.05, DRAM_READ_BACKGROUND_SECTORS}},
+    {"dram__sectors_write.sum", {VALIDATE_RELATIVE, 0.05, DRAM_WRITE_BACKGROUND_SECTORS}},
     /* ratios of exact counts, as ncu prints them (rounded) */
     {"smsp__sass_average_data_bytes_per_sector_mem_global_op_", {VALIDATE_RELATIVE, 0.001, 0}},
 };

@@ -39,10 +39,15 @@ mkdir -p build
     echo "Tolerances (sim/validate.c): exact for the instruction counts a trace determines"
     echo "(\`_pred_on_any\`), requests, L1 sector lookups, SASS data bytes, shared-memory wavefronts"
     echo "and bank conflicts; 2% for L1 hit sectors and L2 read and write sectors; 5% for DRAM"
-    echo "sectors, or 256 sectors, the profiler's own background traffic (\`5% or 256\`). \`info\`"
+    echo "sectors, or a floor of background traffic measured with an empty kernel (reads 256,"
+    echo "writes 321 sectors; docs/findings.md section 1). \`info\`"
     echo "metrics are compared and shown but have no target yet. ncu's plain instruction counts"
     echo "(without \`_pred_on_any\`) also count warps whose lanes were all predicated off, which"
     echo "no trace can see: they are \`info\`."
+    echo
+    echo "What the H200 does beyond the address stream (its background traffic, the L2 request"
+    echo "coalescer that merges reads of many SMs, local memory written to DRAM) was measured"
+    echo "separately; docs/findings.md has the commands and the numbers."
     echo
     echo "## Two kinds of numbers"
     echo

@@ -307,11 +307,14 @@ int main(int argc, char **argv)
         k_crash<<<1, 32>>>((float *)16);
         CK(cudaDeviceSynchronize());
     } else if (!strcmp(mode, "oom")) {
-        /* the program takes every byte of device memory it can get, then
-         * launches twice: the tracer must either trace both launches or end
-         * the trace as incomplete, naming device memory */
+        /* one launch, then the program takes every byte of device memory it
+         * can get and launches again (the module is loaded by then): the
+         * tracer must either trace both launches or end the trace as
+         * incomplete, naming device memory */
         float *out;
         CK(cudaMalloc(&out, 1 << 20));
+        k_copy<<<ST_COPY_GRID, ST_COPY_BLOCK>>>(out, out + 4096, ST_COPY_N);
+        CK(cudaDeviceSynchronize());
         size_t chunk = (size_t)1 << 30, taken = 0;
         void *p;
         while (chunk >= ((size_t)1 << 20)) {
@@ -322,10 +325,11 @@ int main(int argc, char **argv)
         }
         (void)cudaGetLastError();
         fprintf(stderr, "selftest oom: took %zu MiB more\n", taken >> 20);
-        k_copy<<<ST_COPY_GRID, ST_COPY_BLOCK>>>(out, out + 4096, ST_COPY_N);
         k_copy<<<ST_COPY_GRID, ST_COPY_BLOCK>>>(out, out + 8192, ST_COPY_N);
-        cudaError_t e = cudaDeviceSynchronize();
-        fprintf(stderr, "selftest oom: %s\n", cudaGetErrorString(e));
+        cudaError_t e = cudaGetLastError();
+        if (e == cudaSuccess)
+            e = cudaDeviceSynchronize();
+        fprintf(stderr, "selftest oom: second launch: %s\n", cudaGetErrorString(e));
         return e == cudaSuccess ? 0 : 1;
     } else if (!strcmp(mode, "nosync")) {
         float *out;
