@@ -72,6 +72,15 @@ mkdir -p build
     tail -n 1 build/validation-per-pc.txt
     echo '```'
     echo
+    echo "For example, the transpose through an unpadded shared tile (\`transpose_shared\`): its"
+    echo "stores into the tile are conflict-free, its column reads 32-way conflicts; per"
+    echo "instruction, measured then predicted:"
+    echo
+    echo '```'
+    "$BIN" validate --config "$CONFIG" "$SUITE/transpose_shared.trace" --per-pc 2>/dev/null |
+        grep -E '^  0x' | grep -E 'Wavefronts Shared|N-Way' | grep -E 'STS \[R15\]|LDS R11' || true
+    echo '```'
+    echo
     echo "Instructions guarded by a predicate (\`@P0 LDG\`) pass the executions check when the"
     echo "trace saw at most ncu's count (all-off warps are invisible to the tracer); that no"
     echo "executing lane was lost is checked exactly, launch by launch, by \`gpumemsim trace check\`"
