@@ -19,11 +19,10 @@ static const char config_usage[] =
     "       gpumemsim config dump FILE       print the effective config (defaults included)\n"
     "       gpumemsim config doc             print the key reference (Markdown)\n";
 
+/* Bad usage is one line, like every other error; the usage is on --help. */
 static int usage_fail(const char *why)
 {
-    cmd_fail("config: %s", why);
-    fputs(config_usage, stderr);
-    return 2;
+    return cmd_fail("config: %s (see gpumemsim config --help)", why);
 }
 
 /* Flush stdout and turn a failed write (a full disk, a closed pipe) into exit 2. */

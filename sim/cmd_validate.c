@@ -526,8 +526,9 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
         emit_summary(&v);
         rc = v.failed_rows ? 1 : 0;
     } else {
-        if (v.fmt != OUT_CSV)
-            fprintf(v.out, "\n# ERROR: validation incomplete: %s\n", err.msg);
+        /* never leave a partial report that reads as complete, in any format
+         * (run's CSV ends the same way) */
+        fprintf(v.out, "%s# ERROR: validation incomplete: %s\n", v.fmt == OUT_CSV ? "" : "\n", err.msg);
         cmd_fail("%s", err.msg);
     }
     validator_free(&v);

@@ -38,10 +38,9 @@ static const command commands[] = {
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fputs(usage, stderr);
-        return 2;
-    }
+    if (argc < 2)
+        return cmd_fail("no command given (expected run, validate, trace, config, help or version; "
+                        "see gpumemsim --help)");
     const char *name = argv[1];
     if (strcmp(name, "help") == 0 || strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         if (argc > 2 && strcmp(name, "help") == 0) {
@@ -56,13 +55,13 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(name, "version") == 0 || strcmp(name, "--version") == 0) {
+        if (argc > 2)
+            return cmd_fail("%s: unexpected argument '%s'", name, argv[2]);
         printf("gpumemsim %s (trace format %u)\n", GMS_VERSION, 1u);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(commands[i].name, name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "gpumemsim: unknown command '%s' (expected run, validate, trace, config, help or version)\n",
-            name);
-    return 2;
+    return cmd_fail("unknown command '%s' (expected run, validate, trace, config, help or version)", name);
 }
