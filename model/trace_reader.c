@@ -275,8 +275,8 @@ static int truncated(trace_reader *r, err_info *err)
         snprintf(where, sizeof where, "the file ends inside kernel launch %" PRIu32,
                  r->kernel.launch);
     else
-        snprintf(where, sizeof where, "the file ends after %" PRIu32 " complete kernels",
-                 r->n_kernels);
+        snprintf(where, sizeof where, "the file ends after %" PRIu32 " complete kernel%s",
+                 r->n_kernels, r->n_kernels == 1 ? "" : "s");
     err_set(err, "%s: truncated after %s %" PRIu64 ": no end record (%s)", r->path,
             r->format == TRACE_FORMAT_BINARY ? "record" : "line", r->loc, where);
     return -1;

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "cfg.h"
@@ -84,9 +85,11 @@ static int run_with(int argc, char **argv, const char **traces)
     if (cfg_load(config_path, &cfg, &err) != 0)
         return cmd_fail("%s", err.msg);
 
+    if (replay_options_check(&opt, &err) != 0)
+        return cmd_fail("run: %s", err.msg);
     FILE *out = stdout;
     if (out_path && !(out = fopen(out_path, "w")))
-        return cmd_fail("run: cannot create %s", out_path);
+        return cmd_fail("run: cannot create %s: %s", out_path, strerror(errno));
 
     report *rp = report_open(out, fmt, "run", config_path, &cfg);
     int rc = 0;

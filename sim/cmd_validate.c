@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -498,8 +499,10 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
     v.cfg = &cfg;
     v.config_path = config_path;
     v.out = stdout;
+    if (replay_options_check(&v.ropt, &err) != 0)
+        return cmd_fail("validate: %s", err.msg);
     if (out_path && !(v.out = fopen(out_path, "w")))
-        return cmd_fail("validate: cannot create %s", out_path);
+        return cmd_fail("validate: cannot create %s: %s", out_path, strerror(errno));
 
     if (v.fmt == OUT_CSV)
         fputs("kernel,launch,metric,measured,predicted,abs_err,rel_err,tolerance,pass\n", v.out);

@@ -55,6 +55,22 @@ static uint32_t trace_sm_count(const trace_reader *r)
     return (*end == '\0' && n > 0 && n < 100000) ? (uint32_t)n : 0;
 }
 
+int replay_options_check(const replay_options *opt, err_info *err)
+{
+    if (!opt || !opt->kernel_regex)
+        return 0;
+    regex_t re;
+    int rc = regcomp(&re, opt->kernel_regex, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char buf[256];
+        regerror(rc, &re, buf, sizeof buf);
+        err_set(err, "--kernel '%s': not a valid regular expression: %s", opt->kernel_regex, buf);
+        return -1;
+    }
+    regfree(&re);
+    return 0;
+}
+
 int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt,
                  replay_fn fn, void *ctx, err_info *err)
 {

@@ -30,6 +30,10 @@ typedef struct replay_options {
     bool progress;             /* show progress on stderr when it is a terminal */
 } replay_options;
 
+/* Check the options before any output (a bad --kernel regex): 0, or -1 with
+ * err set. */
+int replay_options_check(const replay_options *opt, err_info *err);
+
 /* Replay path on a fresh gpu built from cfg. Returns 0, or -1 with err set
  * (bad trace, or the callback's error). Kernels not matching the regex are
  * read and checked but not simulated. */

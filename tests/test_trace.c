@@ -725,7 +725,7 @@ START_TEST(missing_end_record)
                                 "ld global 4 cta=0 warp=0 pc=0 mask=1 addrs=0x10\n"
                                 "end kernel mem=1 bar=0\n"),
                      "%s: truncated after line 4: no end record (the file ends after 1 complete "
-                     "kernels)", tpath("bad.txt"));
+                     "kernel)", tpath("bad.txt"));
     ck_assert_msg_is(text_error("kernel launch=3 grid=1,1,1 block=32,1,1 name=\"k\"\n"
                                 "ld global 4 cta=0 warp=0 pc=0 mask=1 addrs=0x10\n"),
                      "%s: truncated after line 3: no end record (the file ends inside kernel "
@@ -738,7 +738,7 @@ START_TEST(missing_end_record)
     uint8_t recs[] = {2, 17, 0, 1, 'k', 1, 'k', 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 0, 0, 7, 2, 0, 0};
     write_raw_binary(p, 1, 0, recs, sizeof recs);
     ck_assert_msg_is(read_error(p), "%s: truncated after record 2: no end record (the file ends "
-                                    "after 1 complete kernels)", p);
+                                    "after 1 complete kernel)", p);
     write_raw_binary(p, 1, 0, recs, 0);
     ck_assert_msg_is(read_error(p), "%s: truncated after record 0: no end record (the file ends "
                                     "after 0 complete kernels)", p);

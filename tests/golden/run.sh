@@ -590,6 +590,9 @@ bad_input() {
     bad "run -o without its file" "-o" "$BIN" run --config "$H" "$SMALL" -o
     bad "run without a trace" "no trace" "$BIN" run --config "$H"
     bad "run without --config" "--config" "$BIN" run "$SMALL"
+    bad "run --kernel with a bad regex" "regular expression" "$BIN" run --config "$H" --kernel '(' "$SMALL"
+    bad "validate --kernel with a bad regex" "regular expression" "$BIN" validate --config "$H" --kernel '(' "$SMALL"
+    bad "run -o into a missing folder" "No such file" "$BIN" run --config "$H" "$SMALL" -o /nonexistent-dir/x.csv
     bad "validate unknown option" "--bogus" "$BIN" validate --bogus
     bad "validate --config without its file" "--config" "$BIN" validate --config
     bad "trace without a subcommand" "trace" "$BIN" trace
