@@ -364,9 +364,13 @@ static void why_banks(const explain_geom *g, const explain_result *r, text *t)
     uint32_t wf = bd->cost.wavefronts, ideal = bd->cost.ideal;
     if (global) {
         uint32_t miss = r->data_ideal_if_miss;
-        say(t, "%u data-stage wavefront%s; the ideal is %u (phases) when every sector hits in L1, %u (max of "
-            "phases and tag wavefronts) when one misses: %u or %u data bank conflict%s.\n", wf, plural(wf), ideal,
-            miss, wf - ideal, wf > miss ? wf - miss : 0, plural(wf > miss ? wf - miss : 0));
+        uint32_t bc_hit = wf - ideal, bc_miss = wf > miss ? wf - miss : 0;
+        say(t, "%u data-stage wavefront%s; ideal %u (phases) if every sector hits in L1, %u (max of phases and tag "
+            "wavefronts) if one misses: ", wf, plural(wf), ideal, miss);
+        if (bc_hit == bc_miss)
+            say(t, "%u data bank conflict%s either way.\n", bc_hit, plural(bc_hit));
+        else
+            say(t, "%u data bank conflict%s on a hit, %u on a miss.\n", bc_hit, plural(bc_hit), bc_miss);
     } else if (wf > ideal) {
         say(t, "%u wavefronts in all, ideal %u: %u excessive (bank conflicts); N-way = %u.\n", wf, ideal,
             wf - ideal, wf);
