@@ -354,13 +354,17 @@ static void why_banks(const explain_geom *g, const explain_result *r, text *t)
                 "count apart) -> %u wavefronts, ideal 1.\n", ph->worst_bank, ph->wavefronts, worst, list,
                 ph->wavefronts);
         else
-            say(t, "Bank %u is requested by %u distinct words in phase %u (lanes %s) -> %u wavefronts, ideal 1: "
-                "a %u-way bank conflict.\n", ph->worst_bank, ph->wavefronts, worst, list, ph->wavefronts,
-                ph->wavefronts);
+            say(t, "Bank %u is requested by %u distinct %s in phase %u (lanes %s) -> %u wavefronts, ideal 1: "
+                "a %u-way bank conflict.\n", ph->worst_bank, ph->wavefronts,
+                b->bank_bytes == b->mode_bytes ? "words" : "entries", worst, list, ph->wavefronts, ph->wavefronts);
     }
-    if (broadcast && !r->serialized)
+    if (broadcast && !r->serialized && b->bank_bytes == b->mode_bytes)
         say(t, "%u lane%s only read%s words another lane of the phase also asks for: broadcast, no extra "
             "wavefront.\n", broadcast, plural(broadcast), broadcast == 1 ? "s" : "");
+    else if (broadcast && !r->serialized)
+        say(t, "%u lane%s only use%s %u-B bank entries that another lane of the phase also uses (same bank, "
+            "same entry): served together, no extra wavefront.\n", broadcast, plural(broadcast),
+            broadcast == 1 ? "s" : "", b->bank_bytes);
     uint32_t wf = bd->cost.wavefronts, ideal = bd->cost.ideal;
     if (global) {
         uint32_t miss = r->data_ideal_if_miss;

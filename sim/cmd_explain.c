@@ -796,21 +796,52 @@ static void csv_source_values(FILE *f, const launch_data *d, const char *row, ui
     }
 }
 
+/* A source line's value of column c: its instructions' counters summed. A
+ * per-execution column (the N-way conflict) averages over the executions of
+ * the instructions it concerns (shared memory), not over every instruction
+ * of the line, so that a line with a global load and a shared store shows
+ * the store's conflict. */
+static double line_value(size_t c, const launch_data *d, const line_key *keys, uint32_t from, uint32_t to)
+{
+    size_t ncols;
+    const source_column *cols = source_view_columns(&ncols);
+    stats sum;
+    stats_clear(&sum);
+    uint64_t execs = 0;
+    for (uint32_t k = from; k < to; k++) {
+        const gpu_pc_stats *p = &d->pcs[keys[k].idx];
+        stats_add(&sum, &p->s);
+        if (!cols[c].per_execution || in_class(&p->s, CLASS_SHARED))
+            execs += p->executions;
+    }
+    return source_view_value(c, execs, &sum);
+}
+
+/* The end of the source line that starts at keys[i]. */
+static uint32_t line_end(const line_key *keys, uint32_t n, uint32_t i)
+{
+    uint32_t j = i;
+    while (j < n && keys[j].file == keys[i].file && keys[j].line == keys[i].line)
+        j++;
+    return j;
+}
+
 static void csv_launch(FILE *f, const launch_data *d)
 {
     line_key *keys = xmalloc(((size_t)d->n_pcs + 1u) * sizeof *keys);
     uint32_t n = sorted_lines(d, keys);
+    size_t ncols;
+    const source_column *cols = source_view_columns(&ncols);
     for (uint32_t i = 0; i < n;) {
-        uint32_t j = i;
-        stats sum;
-        stats_clear(&sum);
-        uint64_t execs = 0;
-        while (j < n && keys[j].file == keys[i].file && keys[j].line == keys[i].line) {
-            stats_add(&sum, &d->pcs[keys[j].idx].s);
-            execs += d->pcs[keys[j].idx].executions;
-            j++;
+        uint32_t j = line_end(keys, n, i);
+        for (size_t c = 0; c < ncols; c++) {
+            csv_prefix(f, d, "line", keys[i].pc);
+            fputs("source-view,", f);
+            report_csv_field(f, cols[c].name);
+            fputc(',', f);
+            json_number(f, line_value(c, d, keys, i, j));
+            fputc('\n', f);
         }
-        csv_source_values(f, d, "line", keys[i].pc, execs, &sum);
         for (uint32_t k = i; k < j; k++) {
             const gpu_pc_stats *p = &d->pcs[keys[k].idx];
             csv_source_values(f, d, "instruction", p->pc, p->executions, &p->s);
@@ -870,16 +901,10 @@ static void json_launch(FILE *f, const launch_data *d, bool first)
     json_launch_head(f, d);
     fputs(",\n     \"lines\": [", f);
     bool first_line = true;
+    size_t ncols;
+    const source_column *cols = source_view_columns(&ncols);
     for (uint32_t i = 0; i < n;) {
-        uint32_t j = i;
-        stats sum;
-        stats_clear(&sum);
-        uint64_t execs = 0;
-        while (j < n && keys[j].file == keys[i].file && keys[j].line == keys[i].line) {
-            stats_add(&sum, &d->pcs[keys[j].idx].s);
-            execs += d->pcs[keys[j].idx].executions;
-            j++;
-        }
+        uint32_t j = line_end(keys, n, i);
         fprintf(f, "%s\n      {", first_line ? "" : ",");
         first_line = false;
         json_where(f, d, keys[i].pc);
@@ -889,9 +914,14 @@ static void json_launch(FILE *f, const launch_data *d, bool first)
             pc_text(keys[k].pc, t, sizeof t);
             fprintf(f, "%s\"%s\"", k > i ? ", " : "", t);
         }
-        fputs("],\n       \"source_view\": ", f);
-        json_source_view(f, execs, &sum);
-        fputc('}', f);
+        fputs("],\n       \"source_view\": {", f);
+        for (size_t c = 0; c < ncols; c++) {
+            fputs(c ? ", " : "", f);
+            report_json_string(f, cols[c].name);
+            fputs(": ", f);
+            json_number(f, line_value(c, d, keys, i, j));
+        }
+        fputs("}}", f);
         i = j;
     }
     fputs("\n     ],\n     \"instructions\": [", f);
@@ -964,10 +994,10 @@ static int find_executions(const options *o, const launch_data *d, found_exec *e
     return got < 0 ? -1 : 0;
 }
 
-/* The source-view values of one record alone, on a fresh model of the GPU. */
-static void one_execution(const cfg_gpu *cfg, const trace_kernel *k, const trace_mem *m, uint64_t *execs, stats *s)
+/* The source-view values of one record alone, replayed as a kernel of its
+ * own (they depend on the addresses only, not on what the caches hold). */
+static void one_execution(gpu *g, const trace_kernel *k, const trace_mem *m, uint64_t *execs, stats *s)
 {
-    gpu *g = gpu_create(cfg);
     err_info err = {{0}};
     stats total;
     stats_clear(s);
@@ -983,7 +1013,6 @@ static void one_execution(const cfg_gpu *cfg, const trace_kernel *k, const trace
                 *execs = p[i].executions;
             }
     }
-    gpu_destroy(g);
 }
 
 /* ---- --lanes: output ----------------------------------------------------------------- */
@@ -1165,7 +1194,7 @@ static void table_lines(FILE *f, const explain_geom *g, const explain_result *r)
 
 static void table_phases(FILE *f, const explain_result *r)
 {
-    fprintf(f, "\nphase  lanes          active  wavefronts  worst bank  its distinct words (lanes)\n");
+    fprintf(f, "\nphase  lanes          active  wavefronts  worst bank  its distinct entries (lanes)\n");
     for (uint32_t p = 0; p < r->bank.n_phases; p++) {
         const smem_phase *ph = &r->bank.phases[p];
         char lanes[160], worst[160];
@@ -1433,6 +1462,7 @@ static int explain_lanes(FILE *f, const options *o, const cfg_gpu *cfg, const co
     explain_geom_init(&g, cfg);
     explain_result *r = xmalloc(sizeof *r);
     char *why = xmalloc(8192);
+    gpu *model = gpu_create(cfg);
     write_head(f, o, cfg);
     if (o->fmt == REPORT_TABLE) {
         fprintf(f, "\n== launch %u: %s\n", d->k.launch, d->k.demangled);
@@ -1455,7 +1485,7 @@ static int explain_lanes(FILE *f, const options *o, const cfg_gpu *cfg, const co
         explain_why(&g, r, why, 8192);
         uint64_t execs1;
         stats s1;
-        one_execution(cfg, &d->k, &ex[i].mem, &execs1, &s1);
+        one_execution(model, &d->k, &ex[i].mem, &execs1, &s1);
         if (o->fmt == REPORT_TABLE)
             table_execution(f, o, &g, d, &ex[i], r, execs1, &s1, why);
         else if (o->fmt == REPORT_CSV)
@@ -1466,6 +1496,7 @@ static int explain_lanes(FILE *f, const options *o, const cfg_gpu *cfg, const co
     }
     if (o->fmt == REPORT_JSON)
         fputs("\n  ]\n}\n", f);
+    gpu_destroy(model);
     free(why);
     free(r);
     free(ex);

@@ -421,7 +421,9 @@ START_TEST(seed_kepler_float2_bank_modes)
     ck_assert_uint_eq(res.bank.words[res.lanes[15].first_word].entry, 0);
     ck_assert_says(&k20c_4byte, "32 banks x 8 B, 4-B words to successive banks, 256 B per wavefront: 8-B accesses go "
                                 "in phases of 32 lanes; 1 phase with an active lane = 1 ideal wavefront.");
-    ck_assert_says(&k20c_4byte, "Bank 0 is requested by 2 distinct words in phase 0 (lanes 15,31) -> 2 wavefronts");
+    ck_assert_says(&k20c_4byte, "Bank 0 is requested by 2 distinct entries in phase 0 (lanes 15,31) -> 2 wavefronts");
+    ck_assert_says(&k20c_4byte, "15 lanes only use 8-B bank entries that another lane of the phase also uses (same "
+                                "bank, same entry): served together, no extra wavefront.");
 
     explain_mem(&k20c_8byte, &m, &res);
     check_invariants(&k20c_8byte, &m, &res);
