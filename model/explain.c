@@ -127,7 +127,7 @@ static int64_t lane_stride(const trace_mem *m)
             if (d % dl != 0)
                 return EXPLAIN_NO_STRIDE;
             stride = d / dl;
-        } else if (d != stride * dl) {
+        } else if ((uint64_t)d != (uint64_t)stride * (uint64_t)dl) { /* unsigned: no overflow */
             return EXPLAIN_NO_STRIDE;
         }
     }
@@ -280,9 +280,9 @@ static void why_global_sectors(const explain_geom *g, const explain_result *r, t
     say(t, "%u active lane%s x %u B = %u B could fill %u sector%s of %u B (ideal); ", r->active_lanes,
         plural(r->active_lanes), r->size_bytes, r->requested_bytes, need, plural(need), sect);
     if (sectors < need) {
-        say(t, "lanes share addresses (%u distinct bytes), so they touch only %u sector%s in %u line%s: "
-            "ideal %u, no excessive sectors.\n", r->distinct_bytes, sectors, plural(sectors), lines,
-            plural(lines), r->ideal_sectors);
+        say(t, "lanes share addresses (%u distinct bytes), so they touch only %u sector%s in %u line%s: the "
+            "ideal is capped at the sectors touched (%u), no excessive sectors.\n", r->distinct_bytes, sectors,
+            plural(sectors), lines, plural(lines), r->ideal_sectors);
     } else if (r->excessive_sectors == 0) {
         say(t, "they touch exactly %u sector%s in %u line%s: no excessive sectors.\n", sectors, plural(sectors),
             lines, plural(lines));
@@ -396,8 +396,8 @@ size_t explain_why(const explain_geom *g, const explain_result *r, char *buf, si
                 plural(r->tag_wavefronts), g->tags_per_cycle);
         say(&t, ".\n");
         if (r->kind == TRACE_KIND_ATOM || r->kind == TRACE_KIND_RED)
-            say(&t, "An atomic: lanes on one address are performed one after another at L2, but the source "
-                "view counts each distinct sector once.\n");
+            say(&t, "%s: lanes on one address are performed one after another at L2, but the source view "
+                "counts each distinct sector once.\n", r->kind == TRACE_KIND_RED ? "A reduction" : "An atomic");
         if (r->banked)
             why_banks(g, r, &t);
         break;

@@ -26,8 +26,11 @@
 #include "source_view.h"
 #include "version.h"
 
-/* Launches kept for output; more selected launches are refused by name. */
+/* What is kept of the selected launches for output, at most: more is refused
+ * by name (narrow with --kernel or --launch) so that memory stays bounded. */
 #define EXPLAIN_MAX_LAUNCHES 256u
+#define EXPLAIN_MAX_KEPT_PCS 65536u         /* memory instructions, all launches (~45 MB of counters) */
+#define EXPLAIN_MAX_KEPT_TABLE (1u << 20)   /* PC-table entries copied, all launches */
 #define TABLE_LEFT 24       /* "  0x00d0 LDG.E.SYS..." and "file.cu:123" */
 #define TABLE_COL 15        /* one source-view column: " " + 14 */
 #define HEADER_WRAP 14
@@ -191,6 +194,7 @@ typedef struct collected {
     launch_data *launches;
     uint32_t n;
     uint32_t replayed;    /* launches the replay simulated (matching --kernel) */
+    uint64_t kept_pcs, kept_table; /* against EXPLAIN_MAX_KEPT_* */
     uint32_t first_launch, last_launch;
 } collected;
 
@@ -210,16 +214,23 @@ static int collect(void *ctx, const replay_kernel_result *r, err_info *err)
     c->last_launch = r->kernel->launch;
     if (c->opt->have_launch && r->kernel->launch != c->opt->launch)
         return 0;
-    if (c->n == EXPLAIN_MAX_LAUNCHES) {
-        err_set(err, "%s: more than %u launches selected; narrow them with --kernel REGEX or --launch N",
-                r->trace_path, EXPLAIN_MAX_LAUNCHES);
+    uint32_t mem_pcs = 0;
+    for (uint32_t i = 0; i < r->n_pcs; i++)
+        mem_pcs += is_memory_pc(&r->pcs[i]);
+    c->kept_pcs += mem_pcs;
+    c->kept_table += r->kernel->n_pcs;
+    if (c->n == EXPLAIN_MAX_LAUNCHES || c->kept_pcs > EXPLAIN_MAX_KEPT_PCS ||
+        c->kept_table > EXPLAIN_MAX_KEPT_TABLE) {
+        err_set(err, "%s: launch %u: the launches selected so far exceed what explain shows at once (%u launches, "
+                "%u memory instructions, %u PC-table entries); narrow them with --kernel REGEX or --launch N",
+                r->trace_path, r->kernel->launch, EXPLAIN_MAX_LAUNCHES, EXPLAIN_MAX_KEPT_PCS, EXPLAIN_MAX_KEPT_TABLE);
         return -1;
     }
     if (c->n == 0)
         c->launches = xcalloc(EXPLAIN_MAX_LAUNCHES, sizeof *c->launches);
     launch_data *d = &c->launches[c->n++];
     trace_kernel_copy(&d->k, r->kernel);
-    d->pcs = xmalloc(((size_t)r->n_pcs + 1u) * sizeof *d->pcs);
+    d->pcs = xmalloc(((size_t)mem_pcs + 1u) * sizeof *d->pcs);
     for (uint32_t i = 0; i < r->n_pcs; i++)
         if (is_memory_pc(&r->pcs[i]))
             d->pcs[d->n_pcs++] = r->pcs[i];

@@ -69,6 +69,13 @@ sed 's/^bank_mode_bytes = 4/bank_mode_bytes = 8/' configs/k20c.ini > "$OUT/k20c-
 $H200_EXPLAIN traces/h200/local_array.trace --format json > "$OUT/local.json"
 $H200_EXPLAIN traces/h200/local_array.trace --pc 0x01b0 --lanes --format json > "$OUT/local-lanes.json"
 $H200_EXPLAIN traces/h200/filter21_float2.trace --line filter21.cu:30 --warp 0:0 --format json > "$OUT/warp.json"
+n=0
+for args in "readSegment_off11.trace --pc 0x00d0" "bank_stride4.trace --pc 0x0310" "local_array.trace --pc 0x01b0" \
+    "filter21_float2.trace --line filter21.cu:30 --warp 0:0"; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086
+    "$BIN" explain --config $H200 traces/h200/$args --lanes --format csv > "$OUT/lanes-$n.csv"
+done
 if command -v python3 >/dev/null 2>&1; then
     python3 - "$OUT" <<'PY' || fails=$((fails + 1))
 import json, os, sys
@@ -108,6 +115,12 @@ checks = [
     ("local_array STL.128: 16 sectors per execution", e("local-lanes")["coalescing"]["sectors"] == 16),
     ("--warp 0:0 picks CTA 0 warp 0", all(x["cta"] == 0 and x["warp"] == 0 for x in docs["warp"]["executions"])),
 ]
+import csv
+for n in range(1, 5):  # --lanes --format csv: a header of 17 fields, then 32 rows of 17 per execution
+    with open(os.path.join(out, "lanes-%d.csv" % n)) as f:
+        rows = list(csv.reader(l for l in f if not l.startswith("#")))
+    checks.append(("lanes csv %d" % n, rows[0][0] == "launch" and (len(rows) - 1) % 32 == 0 and len(rows) > 1
+                   and all(len(r) == 17 for r in rows)))
 bad = [name for name, ok in checks if not ok]
 for name in bad:
     print("explain-cli: FAIL:", name, file=sys.stderr)
@@ -117,7 +130,7 @@ else
     echo "explain-cli: python3 not found: JSON checks skipped" >&2
 fi
 
-# ---- csv: one header, then rows of 10 fields ----------------------------------
+# ---- csv -------------------------------------------------------------------------
 "$BIN" explain --config $H200 traces/h200/readSegment_off11.trace --format csv > "$OUT/off11.csv"
 grep -q '^launch,kernel,row,file,line,pc,sass,origin,metric,value$' "$OUT/off11.csv" || fail "csv header"
 grep -q '^0,"readOffset(float\*, float\*, float\*, int, int)",instruction,/work/main/kernels/readSegment.cu,20,0x00d0,"LDG.E R3, desc\[UR4\]\[R2.64\]",source-view,L2 Theoretical Sectors Global Excessive,32767$' \

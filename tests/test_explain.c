@@ -442,6 +442,23 @@ START_TEST(seed_kepler_float2_bank_modes)
 }
 END_TEST
 
+/* Seed 003's atomics: 32 lanes reducing into one word. */
+START_TEST(global_same_address_reduction)
+{
+    trace_mem m;
+    test_mem(&m, TRACE_KIND_RED, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x7f0000100000ull, 0);
+    explain_mem(&h200, &m, &res);
+    check_invariants(&h200, &m, &res);
+    ck_assert(!res.banked);
+    ck_assert_uint_eq(res.coal.n_sectors, 1);
+    ck_assert_uint_eq(res.ideal_sectors, 1);
+    ck_assert_uint_eq(res.excessive_sectors, 0);
+    ck_assert_says(&h200, "lanes share addresses (4 distinct bytes), so they touch only 1 sector in 1 line: the "
+                          "ideal is capped at the sectors touched (1), no excessive sectors.");
+    ck_assert_says(&h200, "A reduction: lanes on one address are performed one after another at L2");
+}
+END_TEST
+
 START_TEST(shared_atomics_serialise)
 {
     trace_mem m;
@@ -612,6 +629,7 @@ Suite *explain_suite(void)
     tcase_add_test(tc, seed_aos_vs_soa);
     tcase_add_test(tc, seed_bank_conflicts);
     tcase_add_test(tc, seed_kepler_float2_bank_modes);
+    tcase_add_test(tc, global_same_address_reduction);
     tcase_add_test(tc, shared_atomics_serialise);
     tcase_add_test(tc, local_memory_interleaves);
     tcase_add_test(tc, lane_lists_read_well);
