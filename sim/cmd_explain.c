@@ -60,7 +60,8 @@ static const char explain_usage[] =
     "  --pc 0xPC           only the instruction at this byte offset from the kernel entry\n"
     "  --line FILE:LINE    only the memory instructions of this source line; FILE is the\n"
     "                      recorded path or its last components (readSegment.cu:20)\n"
-    "  --lanes             one execution, lane by lane (needs --pc or --line)\n"
+    "  --lanes             one execution, lane by lane (needs --pc or --line), in the first\n"
+    "                      selected launch (--launch N picks another)\n"
     "  --warp CTA:WARP     the execution of this warp (flat CTA index, warp in the CTA);\n"
     "                      implies --lanes\n"
     "  --format F          table (default, for people), csv or json (for tools)\n"
@@ -173,6 +174,8 @@ static int parse_options(int argc, char **argv, options *o, bool *help)
         return cmd_fail("explain: no trace given (see gpumemsim explain --help)");
     if (o->have_pc && o->have_line)
         return cmd_fail("explain: give --pc or --line, not both");
+    if (o->lanes && strcmp(o->trace, "-") == 0)
+        return cmd_fail("explain: --lanes reads the trace twice: give a file, not standard input");
     if (o->lanes && !o->have_pc && !o->have_line)
         return cmd_fail("explain: --lanes%s needs the instruction: --pc 0xPC or --line FILE:LINE",
                         o->have_warp ? " (implied by --warp)" : "");
@@ -1234,12 +1237,17 @@ static void table_execution(FILE *f, const options *o, const explain_geom *g, co
     where_of(d, p->pc, where, sizeof where);
     pc_text(p->pc, pc, sizeof pc);
     report_thousands(num, sizeof num, p->executions);
-    fprintf(f, "\n-- %s  %s  (%s)\n", pc, pc_sass(d, p->pc), where);
+    if (pc_sass(d, p->pc)[0])
+        fprintf(f, "\n-- %s  %s  (%s)\n", pc, pc_sass(d, p->pc), where);
+    else
+        fprintf(f, "\n-- %s  (the trace has no SASS%s for this PC)\n", pc, pc_file(d, p->pc) ? "" : " or source line");
     fprintf(f, "   %s, %u B per lane, %u of 32 lanes active (mask 0x%08x)\n", access_name(r), r->size_bytes,
             r->active_lanes, r->active_mask);
     if (o->have_warp)
         fprintf(f, "   CTA %u warp %u: its first execution (%s in all, over every warp)\n", ex->mem.cta,
                 ex->mem.warp, num);
+    else if (p->executions == 1)
+        fprintf(f, "   CTA %u warp %u: the only execution\n", ex->mem.cta, ex->mem.warp);
     else
         fprintf(f, "   CTA %u warp %u: the first of %s executions in capture order (--warp CTA:WARP for "
                 "another)\n", ex->mem.cta, ex->mem.warp, num);
