@@ -59,7 +59,7 @@ LIB  := $(BUILD)/libgpumemsim.a
 BIN  := $(BUILD)/gpumemsim
 TESTBIN := $(BUILD)/tests/run-tests
 
-.PHONY: all check check-unit check-asan check-golden check-validate check-valgrind \
+.PHONY: all check check-unit check-asan check-golden check-validate check-explain check-valgrind \
         capture validate bench fuzz clean
 all: $(BIN)
 
@@ -88,7 +88,7 @@ $(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB)
 	$(Q)$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
 
 # ---- tests -------------------------------------------------------------------
-check: check-unit check-golden check-validate check-asan
+check: check-unit check-golden check-validate check-explain check-asan
 
 check-unit: $(TESTBIN) $(BIN)
 	CK_FORK=yes $(TESTBIN)
@@ -98,6 +98,10 @@ check-golden: $(BIN)
 
 check-validate: $(BIN)
 	@if [ -f tests/validate-suite.sh ]; then tests/validate-suite.sh $(BIN); fi
+
+# gpumemsim explain on shipped captures, and the quoted output of docs/explain.md
+check-explain: $(BIN)
+	tests/explain-cli.sh $(BIN)
 
 check-asan:
 	$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=address,undefined \

@@ -166,3 +166,77 @@ smem_cost smem_cost_warp(const smem_geom *g, const uint64_t *addr, uint32_t acti
     }
     return smem_cost_chunks(g, chunks, n, smem_lanes_per_phase(g, size_bytes, merged), serialize);
 }
+
+/* ---- explaining a cost ------------------------------------------------------
+ * The rule of phase_add/phase_cost, keeping what they throw away: which pass of
+ * its bank serves each word. Separate from the hot path on purpose; the tests
+ * (tests/test_explain.c) check that its cost equals smem_cost_chunks(). */
+
+static void breakdown_phase(const smem_geom *g, const coal_chunk *c, uint32_t first, uint32_t n,
+                            bool serialize, smem_breakdown *out, smem_phase *ph)
+{
+    uint16_t passes[SMEM_MAX_BANKS];
+    memset(passes, 0, sizeof passes);
+    ph->first_word = out->n_words;
+    for (uint32_t i = first; i < first + n; i++) {
+        uint64_t w0 = c[i].addr >> g->mode_shift;
+        uint64_t w1 = (c[i].addr + c[i].bytes - 1u) >> g->mode_shift;
+        for (uint64_t w = w0; w <= w1; w++) {
+            assert(out->n_words < sizeof out->words / sizeof out->words[0]);
+            smem_word *sw = &out->words[out->n_words];
+            sw->chunk = (uint16_t)i;
+            sw->bank = (uint8_t)((uint32_t)w & g->bank_mask);
+            sw->entry = (w << g->mode_shift) >> g->entry_shift;
+            sw->repeat = 0;
+            if (!serialize) {
+                for (uint32_t k = ph->first_word; k < out->n_words; k++) {
+                    const smem_word *o = &out->words[k];
+                    if (o->bank == sw->bank && o->entry == sw->entry && !o->repeat) {
+                        sw->repeat = 1; /* broadcast: the same entry of the same bank */
+                        sw->pass = o->pass;
+                        break;
+                    }
+                }
+            }
+            if (!sw->repeat)
+                sw->pass = passes[sw->bank]++;
+            out->n_words++;
+        }
+    }
+    ph->n_words = out->n_words - ph->first_word;
+    uint32_t worst = 0;
+    for (uint32_t b = 1; b < g->banks; b++)
+        if (passes[b] > passes[worst])
+            worst = b;
+    ph->worst_bank = worst;
+    ph->wavefronts = passes[worst] ? passes[worst] : 1u;
+}
+
+void smem_breakdown_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_t n,
+                           uint32_t lanes_per_phase, bool serialize, smem_breakdown *out)
+{
+    assert(n <= COAL_MAX_CHUNKS);
+    assert(lanes_per_phase >= 1 && lanes_per_phase <= 32 && (lanes_per_phase & (lanes_per_phase - 1u)) == 0);
+    out->cost.wavefronts = 0;
+    out->cost.ideal = 0;
+    out->n_phases = 0;
+    out->n_words = 0;
+    uint32_t i = 0;
+    while (i < n) {
+        uint32_t group = (uint32_t)chunks[i].lane / lanes_per_phase;
+        uint32_t j = i + 1;
+        while (j < n && (uint32_t)chunks[j].lane / lanes_per_phase == group) {
+            assert(chunks[j].lane >= chunks[j - 1].lane);
+            j++;
+        }
+        assert(out->n_phases < 32);
+        smem_phase *ph = &out->phases[out->n_phases++];
+        ph->first_chunk = i;
+        ph->n_chunks = j - i;
+        ph->group = group;
+        breakdown_phase(g, chunks, i, j - i, serialize, out, ph);
+        out->cost.wavefronts += ph->wavefronts;
+        out->cost.ideal++;
+        i = j;
+    }
+}

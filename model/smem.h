@@ -73,4 +73,45 @@ smem_cost smem_cost_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_
 smem_cost smem_cost_warp(const smem_geom *g, const uint64_t *addr, uint32_t active_mask,
                          uint32_t size_bytes, bool merged, bool serialize);
 
+/* ---- explaining a cost (model/explain.h; not on the hot path) ------------- */
+
+#define SMEM_MAX_WORDS_PER_CHUNK 4u /* a 16-byte chunk in 4-byte bank words */
+
+/* One bank word of one chunk, as the phase rule serves it. */
+typedef struct smem_word {
+    uint16_t chunk;   /* index of its chunk in the input */
+    uint8_t bank;
+    uint8_t repeat;   /* 1: an earlier word of the phase asked for the same entry of
+                         this bank, so it rides on that word's wavefront (broadcast);
+                         never for atomics */
+    uint16_t pass;    /* 0-based wavefront of its phase that serves it: the rank of its
+                         entry among the distinct entries of its bank, in request order
+                         (atomics: the rank of the word itself) */
+    uint64_t entry;   /* bank entry (row): byte address / phase_bytes */
+} smem_word;
+
+/* One phase: consecutive chunks of one group of lanes_per_phase lanes. */
+typedef struct smem_phase {
+    uint32_t first_chunk, n_chunks;
+    uint32_t first_word, n_words; /* into smem_breakdown.words */
+    uint32_t group;               /* lane / lanes_per_phase */
+    uint32_t wavefronts;          /* max over banks of their passes, at least 1 */
+    uint32_t worst_bank;          /* the lowest bank that needs `wavefronts` passes */
+} smem_phase;
+
+typedef struct smem_breakdown {
+    smem_cost cost;   /* equal to smem_cost_chunks() on the same input */
+    uint32_t n_phases;
+    smem_phase phases[32];
+    uint32_t n_words;
+    smem_word words[COAL_MAX_CHUNKS * SMEM_MAX_WORDS_PER_CHUNK];
+} smem_breakdown;
+
+/* The cost of smem_cost_chunks() (same arguments and rule), with every word's
+ * bank, entry and wavefront and each phase's worst bank, so that a tool can
+ * show why an access costs what it costs. Words are listed chunk by chunk,
+ * in address order within a chunk. */
+void smem_breakdown_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_t n,
+                           uint32_t lanes_per_phase, bool serialize, smem_breakdown *out);
+
 #endif

@@ -9,6 +9,7 @@ int cmd_trace(int argc, char **argv);    /* gpumemsim trace info|dump|check|synt
 int cmd_trace_check(int argc, char **argv); /* gpumemsim trace check TRACE NCU_CSV */
 int cmd_validate(int argc, char **argv); /* gpumemsim validate --config FILE CAPTURE... */
 int cmd_config(int argc, char **argv);   /* gpumemsim config check FILE | config doc */
+int cmd_explain(int argc, char **argv);  /* gpumemsim explain --config FILE TRACE [--pc|--line] [--lanes] */
 
 /* Print "gpumemsim: <msg>" on stderr; returns 2 for use as `return fail(...)`. */
 int cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

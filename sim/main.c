@@ -17,6 +17,9 @@ static const char usage[] =
     "  run --config FILE TRACE... [--kernel REGEX] [--format table|csv|json] [-o FILE]\n"
     "                     simulate traces; counters per kernel launch and in total\n"
     "  validate --config FILE CAPTURE...   compare predictions with Nsight Compute CSVs\n"
+    "  explain --config FILE TRACE [--pc 0xPC | --line FILE:LINE] [--lanes] ...\n"
+    "                     what each memory instruction costs and why: ncu's source-view\n"
+    "                     columns per line and instruction, or one execution lane by lane\n"
     "  trace info|dump|check ...           inspect, convert and check traces\n"
     "  config check|dump|doc ...           check and document GPU configs\n"
     "  help [COMMAND]     this text, or a command's own help (COMMAND --help)\n"
@@ -32,6 +35,7 @@ typedef struct command {
 static const command commands[] = {
     {"run", cmd_run},
     {"validate", cmd_validate},
+    {"explain", cmd_explain},
     {"trace", cmd_trace},
     {"config", cmd_config},
 };
@@ -63,5 +67,5 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(commands[i].name, name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
-    return cmd_fail("unknown command '%s' (expected run, validate, trace, config, help or version)", name);
+    return cmd_fail("unknown command '%s' (expected run, validate, explain, trace, config, help or version)", name);
 }
