@@ -6,24 +6,29 @@
 # ncu option); the findings and the command go into docs/.
 #
 # usage (on the GPU machine, from the repository root, after make -C kernels):
-#   kernels/measure.sh --metrics FILE --only REGEX --dest DIR [--reps N] [-- NCU_OPTIONS...]
+#   kernels/measure.sh --metrics FILE --only REGEX --dest DIR [--reps N]
+#                      [--experiments FILE] [-- NCU_OPTIONS...]
+# --experiments: "NAME PROGRAM ARGS..." lines as in kernels/experiments.txt (the
+# default); kernels/probes/*.exp hold experiments that exist for one question.
 # writes DIR/NAME.rK.ncu.csv (K = 1..N) and DIR/measure.log, and prints one
 # line per run: NAME, run, then "metric=value" for every metric of FILE.
 # ncu always gets --clock-control none. Exit: 0, 1 when a run failed, 2 usage.
 set -u -o pipefail
 die() { echo "measure.sh: $*" >&2; exit 2; }
-LIST="" ONLY="" DEST="" REPS=1 EXTRA=()
+LIST="" ONLY="" DEST="" REPS=1 EXTRA=() EXPS=kernels/experiments.txt
 while [ $# -gt 0 ]; do
     case $1 in
     --metrics) [ $# -ge 2 ] || die "--metrics needs a file"; LIST=$2; shift 2 ;;
     --only) [ $# -ge 2 ] || die "--only needs a regular expression"; ONLY=$2; shift 2 ;;
     --dest) [ $# -ge 2 ] || die "--dest needs a folder"; DEST=$2; shift 2 ;;
+    --experiments) [ $# -ge 2 ] || die "--experiments needs a file"; EXPS=$2; shift 2 ;;
     --reps) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || die "--reps needs a positive number"; REPS=$2; shift 2 ;;
     --) shift; EXTRA=("$@"); break ;;
     *) die "unknown argument '$1' (usage: see the header of $0)" ;;
     esac
 done
 [ -f "$LIST" ] || die "--metrics: no file '$LIST'"
+[ -f "$EXPS" ] || die "--experiments: no file '$EXPS'"
 [ -n "$ONLY" ] && [ -n "$DEST" ] || die "--only and --dest are required"
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 [ -x "$NCU" ] || die "ncu not found (set NCU)"
@@ -53,6 +58,6 @@ for d in csv.DictReader(rows):
 print(name, f"r{r}", " ".join(vals))
 PY
     done
-done < kernels/experiments.txt
+done < "$EXPS"
 [ $found -eq 1 ] || die "no experiment matches '$ONLY'"
 exit $bad
