@@ -27,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "err.h"
 
@@ -83,6 +86,7 @@ struct cache {
     size_t state_offset;      /* offsets in a block */
     size_t lru_offset;
     size_t tag_offset;
+    size_t prefetch_bytes;    /* leading bytes of a block that cache_prefetch loads */
     unsigned char *blocks;    /* [sets] set blocks */
     way_bytes *bytes;         /* [sets * max_ways] */
 };
@@ -134,6 +138,9 @@ cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
     c->lru_offset = c->state_offset + 2u * wp;
     c->tag_offset = c->lru_offset + 2u * wp;
     c->block_bytes = (c->tag_offset + 8u * (size_t)max_ways + 63u) & ~(size_t)63u;
+    /* the whole block when it is a few cache lines (the L2's 20 ways: 5);
+     * else all but the tags, of which a lookup reads one */
+    c->prefetch_bytes = c->block_bytes <= 320u ? c->block_bytes : c->tag_offset;
     /* zeroed: every block's epoch 0 differs from the cache's, all sets empty */
     c->blocks = alloc_blocks((size_t)sets * c->block_bytes, 64, true);
     c->bytes = alloc_blocks((size_t)sets * max_ways * sizeof *c->bytes, 64, false);
@@ -198,21 +205,6 @@ uint32_t cache_sets(const cache *c)
     return c->sets;
 }
 
-uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits)
-{
-    if (bits == 0)
-        return 0;
-    uint64_t mask = ((uint64_t)1 << bits) - 1u;
-    if (index == CFG_INDEX_LINEAR)
-        return (uint32_t)(line & mask);
-    uint64_t r = 0;
-    while (line) {
-        r ^= line & mask;
-        line >>= bits;
-    }
-    return (uint32_t)r;
-}
-
 uint32_t cache_index(const cache *c, uint64_t line)
 {
     assert(c->sets_pow2);
@@ -223,6 +215,23 @@ int cache_find(cache *c, uint32_t set, uint64_t line)
 {
     set_view v = view(c, set);
     uint32_t n = *v.n_valid;
+#if defined(__SSE2__)
+    /* 16 fingerprints per compare; the bytes read past n lie inside the
+     * block (the state array follows) and are masked off */
+    const __m128i want = _mm_set1_epi8((char)fingerprint(line));
+    for (uint32_t w = 0; w < n; w += 16) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(v.fp + w));
+        uint32_t z = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, want));
+        if (n - w < 16)
+            z &= (1u << (n - w)) - 1u; /* only valid ways */
+        while (z) {
+            uint32_t k = w + (uint32_t)__builtin_ctz(z);
+            if (v.tag[k] == line)
+                return (int)k;
+            z &= z - 1u;
+        }
+    }
+#else
     const uint64_t ones = 0x0101010101010101ull;
     const uint64_t want = ones * fingerprint(line);
     for (uint32_t w = 0; w < n; w += 8) {
@@ -239,6 +248,7 @@ int cache_find(cache *c, uint32_t set, uint64_t line)
             z &= z - 1u;
         }
     }
+#endif
     return -1;
 }
 
@@ -352,13 +362,55 @@ void cache_touch(cache *c, uint32_t set, int way)
     v.lru[way] = next_stamp(v);
 }
 
+/* The way with the oldest stamp among ways 0..n-1 (n >= 1), the first one on
+ * a tie (evict-first lines share stamp 0). */
+static inline uint32_t oldest_way(const uint16_t *lru, uint32_t n)
+{
+#if defined(__SSE2__)
+    /* SSE2 has only a signed 16-bit min: flip the top bit to keep the order.
+     * Reading 8 stamps at a time stays inside the array (its length is a
+     * multiple of 8); stamps past n are replaced by the largest value. */
+    const __m128i flip = _mm_set1_epi16((short)0x8000);
+    const __m128i top = _mm_set1_epi16(0x7fff);
+    __m128i lo = top;
+    for (uint32_t w = 0; w < n; w += 8) {
+        __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(lru + w)), flip);
+        if (n - w < 8) {
+            static const int16_t keep[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+            __m128i k = _mm_loadu_si128((const __m128i *)(const void *)(keep + 8 - (n - w)));
+            x = _mm_or_si128(_mm_and_si128(k, x), _mm_andnot_si128(k, top));
+        }
+        lo = _mm_min_epi16(lo, x);
+    }
+    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2)));
+    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1)));
+    lo = _mm_min_epi16(lo, _mm_shufflelo_epi16(lo, _MM_SHUFFLE(2, 3, 0, 1)));
+    uint16_t oldest = (uint16_t)((uint32_t)_mm_cvtsi128_si32(lo) ^ 0x8000u);
+    for (uint32_t w = 0;; w++)
+        if (lru[w] == oldest)
+            return w;
+#else
+    uint32_t way = 0;
+    uint32_t oldest = lru[0];
+    for (uint32_t w = 1; w < n; w++) {
+        if (lru[w] < oldest) {
+            oldest = lru[w];
+            way = w;
+        }
+    }
+    return way;
+#endif
+}
+
 int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_evicted *ev)
 {
     assert(line != CACHE_NO_LINE);
-    ev->valid = false;
-    ev->dirty = 0;
-    ev->partial = 0;
-    ev->line = 0;
+    if (ev) {
+        ev->valid = false;
+        ev->dirty = 0;
+        ev->partial = 0;
+        ev->line = 0;
+    }
     if (c->ways == 0)
         return -1;
     set_view v = view(c, set);
@@ -368,18 +420,13 @@ int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_e
         way = n;
         *v.n_valid = (uint16_t)(n + 1u);
     } else {
-        way = 0;
-        uint32_t oldest = v.lru[0];
-        for (uint32_t w = 1; w < n; w++) {
-            if (v.lru[w] < oldest) {
-                oldest = v.lru[w];
-                way = w;
-            }
+        way = oldest_way(v.lru, n);
+        if (ev) {
+            ev->valid = true;
+            ev->line = v.tag[way];
+            ev->dirty = (uint8_t)ST_DIRTY(v.state[way]);
+            ev->partial = (uint8_t)ST_PART(v.state[way]);
         }
-        ev->valid = true;
-        ev->line = v.tag[way];
-        ev->dirty = (uint8_t)ST_DIRTY(v.state[way]);
-        ev->partial = (uint8_t)ST_PART(v.state[way]);
     }
     v.tag[way] = line;
     v.fp[way] = fingerprint(line);
@@ -403,6 +450,13 @@ void cache_drop(cache *c, uint32_t set, int way)
             v.bytes[way] = v.bytes[last];
     }
     *v.n_valid = (uint16_t)last;
+}
+
+void cache_prefetch(const cache *c, uint32_t set)
+{
+    const unsigned char *b = c->blocks + (size_t)set * c->block_bytes;
+    for (size_t off = 0; off < c->prefetch_bytes; off += 64)
+        __builtin_prefetch(b + off, 1, 3);
 }
 
 uint64_t cache_count_lines(cache *c)

@@ -92,6 +92,16 @@ struct gpu {
 
 static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb_line *ln);
 
+/* Bits set in x. __builtin_popcount is a libgcc call unless the build targets
+ * a CPU with popcnt, which the portable build does not. */
+static inline uint32_t popcount32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+}
+
 /* ---- creation --------------------------------------------------------------- */
 
 gpu *gpu_create(const cfg_gpu *c)
@@ -413,7 +423,7 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
     gpu *g = ctx;
     stats *s = &g->pcs[pc_idx].s;
     l2_write(g->l2, g->sm_partition[sm], ln->line, ln->sector_mask, ln->byte_mask, s);
-    s->v[STAT_L1_M_WRITE_SECTORS] += (uint32_t)__builtin_popcount(ln->sector_mask);
+    s->v[STAT_L1_M_WRITE_SECTORS] += popcount32(ln->sector_mask);
 }
 
 /* Bytes the instruction touches, each counted once. */
@@ -422,7 +432,7 @@ static uint64_t distinct_bytes(const coal_result *r)
     uint64_t n = 0;
     for (uint32_t i = 0; i < r->n_lines; i++)
         for (uint32_t k = 0; k < COAL_MAX_SECTORS_PER_LINE; k++)
-            n += (uint32_t)__builtin_popcount(r->lines[i].byte_mask[k]);
+            n += popcount32(r->lines[i].byte_mask[k]);
     return n;
 }
 
@@ -465,7 +475,7 @@ static uint32_t lane_chunks(gpu *g, const trace_mem *m)
 static void source_global_sectors(gpu *g, const trace_mem *m, stats *s)
 {
     uint32_t sect = g->geom.sector_bytes;
-    uint32_t need = ((uint32_t)__builtin_popcount(m->active_mask) * m->size_bytes + sect - 1u) / sect;
+    uint32_t need = (popcount32(m->active_mask) * m->size_bytes + sect - 1u) / sect;
     s->v[STAT_SRC_TAG_REQ_GLOBAL] += g->res.n_lines;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += g->res.n_sectors;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL_IDEAL] += min_u32(need, g->res.n_sectors);
@@ -644,6 +654,25 @@ void gpu_mem(gpu *g, const trace_mem *m)
         break;
     case TRACE_SPACE_COUNT:
         break;
+    }
+}
+
+void gpu_prefetch(const gpu *g, const trace_mem *m)
+{
+    if (!g->in_kernel)
+        return;
+    wcomb_prefetch(g->wc, m->cta, m->warp);
+    if (m->space != TRACE_SPACE_GLOBAL)
+        return; /* shared: no tags; local: a few lines of the warp's own region */
+    uint32_t sm = sm_of(g, m->cta, m->sm);
+    uint64_t last = UINT64_MAX;
+    for (uint32_t mask = m->active_mask; mask; mask &= mask - 1u) {
+        uint64_t line = m->addr[__builtin_ctz(mask)] >> g->geom.line_shift;
+        if (line == last)
+            continue; /* coalesced lanes: one line, prefetched once */
+        last = line;
+        l1_prefetch(g->l1[sm], line);
+        l2_prefetch(g->l2, line);
     }
 }
 

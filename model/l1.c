@@ -9,16 +9,28 @@
 
 struct l1 {
     cache *tags;
+    cfg_set_index index;
+    uint32_t set_bits;    /* log2(sets) */
     uint32_t sets;
     uint32_t line_bytes;
     uint32_t sector_bytes;
     uint32_t sectors_per_line;
 };
 
+/* cache_index, inlined: the set of a line */
+static inline uint32_t set_of(const l1 *c, uint64_t line)
+{
+    return cache_set_hash(c->index, line, c->set_bits);
+}
+
 l1 *l1_create(const cfg_gpu *c)
 {
     l1 *l = xcalloc(1, sizeof *l);
     l->sets = c->l1_sets;
+    l->index = c->l1_set_index;
+    while ((1u << l->set_bits) < l->sets)
+        l->set_bits++;
+    assert((1u << l->set_bits) == l->sets);
     l->line_bytes = c->l1_line_bytes;
     l->sector_bytes = c->l1_sector_bytes;
     l->sectors_per_line = c->l1_line_bytes / c->l1_sector_bytes;
@@ -59,7 +71,7 @@ void l1_load(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask
             misses += cache_popcount(ln->sector_mask);
             continue;
         }
-        uint32_t set = cache_index(c->tags, ln->line);
+        uint32_t set = set_of(c, ln->line);
         int way = cache_find(c->tags, set, ln->line);
         uint32_t miss = ln->sector_mask;
         if (way >= 0) {
@@ -73,8 +85,8 @@ void l1_load(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask
                     miss &= ~(1u << s);
             cache_touch(c->tags, set, way);
         } else if (miss) {
-            cache_evicted ev; /* L1 is write-through: nothing to write back */
-            way = cache_alloc(c->tags, set, ln->line, mode == L1_LOAD_EVICT_FIRST, &ev);
+            /* L1 is write-through: nothing to write back, the victim does not matter */
+            way = cache_alloc(c->tags, set, ln->line, mode == L1_LOAD_EVICT_FIRST, NULL);
         }
         hits += cache_popcount(ln->sector_mask & ~miss);
         misses += cache_popcount(miss);
@@ -92,7 +104,7 @@ void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_s
     uint32_t hits = 0, misses = 0;
     for (uint32_t i = 0; i < r->n_lines; i++) {
         const coal_line *ln = &r->lines[i];
-        uint32_t set = cache_index(c->tags, ln->line);
+        uint32_t set = set_of(c, ln->line);
         int way = cache_find(c->tags, set, ln->line);
         uint32_t present = way >= 0 ? cache_present(c->tags, set, way) : 0;
         hits += cache_popcount(ln->sector_mask & present);
@@ -105,8 +117,7 @@ void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_s
         if (way >= 0) {
             cache_touch(c->tags, set, way);
         } else {
-            cache_evicted ev;
-            way = cache_alloc(c->tags, set, ln->line, false, &ev);
+            way = cache_alloc(c->tags, set, ln->line, false, NULL);
             if (way < 0)
                 continue; /* no L1 capacity this kernel */
         }
@@ -118,11 +129,16 @@ void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_s
     *miss_sectors = misses;
 }
 
+void l1_prefetch(const l1 *c, uint64_t line)
+{
+    cache_prefetch(c->tags, set_of(c, line));
+}
+
 void l1_invalidate(l1 *c, const coal_result *r)
 {
     for (uint32_t i = 0; i < r->n_lines; i++) {
         const coal_line *ln = &r->lines[i];
-        uint32_t set = cache_index(c->tags, ln->line);
+        uint32_t set = set_of(c, ln->line);
         int way = cache_find(c->tags, set, ln->line);
         if (way < 0)
             continue;

@@ -257,6 +257,13 @@ void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool i
         cache_mark_dirty(c->part[pl.home], pl.set, way, sector_mask);
 }
 
+void l2_prefetch(const l2 *c, uint64_t line)
+{
+    uint32_t set = place_of(c, line).set;
+    for (uint32_t p = 0; p < c->partitions; p++)
+        cache_prefetch(c->part[p], set);
+}
+
 uint64_t l2_count_lines(l2 *c, uint32_t part)
 {
     assert(part < c->partitions);
