@@ -45,8 +45,9 @@ void gpu_mem(gpu *g, const trace_mem *m);
  * starts loading the tag-array sets and store-combining entry it will touch
  * into the CPU's caches, so that a replay that reads a few records ahead
  * overlaps those memory accesses. Changes no count; m need not be validated
- * yet (any record is safe). */
-void gpu_prefetch(const gpu *g, const trace_mem *m);
+ * yet (any record is safe). Returns the number of lines announced, so that the
+ * caller can bound how much it asks for at once. */
+uint32_t gpu_prefetch(const gpu *g, const trace_mem *m);
 void gpu_barrier(gpu *g, const trace_barrier *b);
 
 /* Add one record's warp-level instruction to the instruction counters of

@@ -3,8 +3,10 @@
  * Kernels that the --kernel regex does not select are still read in full (so
  * a damaged trace is reported whatever the filter) but not simulated.
  *
- * Read-ahead: inside a kernel the reader runs up to READ_AHEAD records ahead
- * of the model, and each memory record is announced to the model
+ * Read-ahead: inside a kernel the reader runs up to READ_AHEAD records (and
+ * READ_AHEAD_LINES announced lines: more would be pushed out of the CPU's
+ * caches before use) ahead of the model, and each memory record is announced
+ * to the model
  * (gpu_prefetch) when it is read, so that the tag-array sets it will touch are
  * on their way into the CPU's caches by the time it is simulated: the model is
  * bound by memory latency, and this overlaps it. Records are still simulated
@@ -22,7 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define READ_AHEAD 8u /* records; a power of two */
+#define READ_AHEAD 8u          /* records at most; a power of two */
+#define READ_AHEAD_LINES 64u    /* lines announced at most: 2 gathers, or 8 coalesced records */
 
 typedef struct progress {
     bool on;
@@ -102,12 +105,15 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
      * after a record that is neither a memory record nor a barrier */
     _Static_assert((READ_AHEAD & (READ_AHEAD - 1u)) == 0, "READ_AHEAD is a power of two");
     trace_event *ring = xmalloc(READ_AHEAD * sizeof *ring);
-    uint32_t head = 0, count = 0;
+    uint32_t lines[READ_AHEAD];   /* lines each record in the ring announced */
+    uint32_t head = 0, count = 0, ahead_lines = 0;
     bool more = true;     /* the reader has not ended or failed */
     bool body = false;    /* the last record read was a memory record or a barrier */
     for (;;) {
-        while (more && count < READ_AHEAD && (count == 0 || body)) {
-            trace_event *slot = &ring[(head + count) & (READ_AHEAD - 1u)];
+        while (more && count < READ_AHEAD && (count == 0 || body) &&
+               ahead_lines < READ_AHEAD_LINES) {
+            uint32_t at = (head + count) & (READ_AHEAD - 1u);
+            trace_event *slot = &ring[at];
             int got = trace_reader_next(r, slot, err);
             if (got <= 0) {
                 more = false;
@@ -116,8 +122,8 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
                 break;
             }
             body = slot->type == TRACE_EV_MEM || slot->type == TRACE_EV_BARRIER;
-            if (slot->type == TRACE_EV_MEM && simulating)
-                gpu_prefetch(g, &slot->mem);
+            lines[at] = slot->type == TRACE_EV_MEM && simulating ? gpu_prefetch(g, &slot->mem) : 0;
+            ahead_lines += lines[at];
             count++;
         }
         /* a read error stops at once: the records still in the ring are
@@ -125,6 +131,7 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
         if (rc != 0 || count == 0)
             break;
         const trace_event *ev = &ring[head];
+        ahead_lines -= lines[head];
         head = (head + 1u) & (READ_AHEAD - 1u);
         count--;
         switch (ev->type) {
