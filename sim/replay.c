@@ -24,8 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef READ_AHEAD
 #define READ_AHEAD 8u          /* records at most; a power of two */
+#endif
+#ifndef READ_AHEAD_LINES
 #define READ_AHEAD_LINES 64u    /* lines announced at most: 2 gathers, or 8 coalesced records */
+#endif
 
 typedef struct progress {
     bool on;
