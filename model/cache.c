@@ -4,15 +4,16 @@
  * one 64-byte-aligned block laid out for the fewest cache lines per lookup:
  *
  *   uint32_t epoch;  uint16_t n_valid;  uint16_t clock;    header, 8 bytes
- *   uint8_t  fp[wp];    one-byte fingerprints of the tags  (wp = ways rounded up to 8)
+ *   uint16_t fp[wp];    16-bit fingerprints of the tags  (wp = ways rounded up to 8)
  *   uint16_t state[wp]; per way: wholly valid sectors (bits 0-3), partly valid
  *                       sectors (4-7), dirty sectors (8-11)
  *   uint16_t lru[wp];   LRU stamps from the set's own clock
  *   uint64_t tag[ways];
  *
- * A lookup compares fingerprints eight at a time (one cache line for up to
- * 56 ways, with the header) and reads a full tag only on a fingerprint match;
- * a victim search reads 2-byte stamps. Ways 0 .. n_valid-1 are valid: a drop
+ * A lookup compares fingerprints eight at a time and reads a full tag only on
+ * a fingerprint match; a victim search reads 2-byte stamps. Fingerprints are
+ * 16 bits, not 8: with the L1's 64 ways one byte matched some other way in a
+ * quarter of the lookups, and each false match is a tag read from memory. Ways 0 .. n_valid-1 are valid: a drop
  * moves the last valid way into the hole, filling a non-full set is O(1).
  * When a set's 16-bit clock runs out its stamps are renumbered by rank, which
  * keeps the LRU order. Byte masks live in a parallel array and are touched
@@ -21,7 +22,7 @@
 /* madvise(MADV_HUGEPAGE) is a Linux hint outside POSIX; everything else here is C11 + POSIX */
 #define _DEFAULT_SOURCE 1
 
-#include "cache.h"
+#include "cache_int.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -29,19 +30,6 @@
 #include <sys/mman.h>
 
 #include "err.h"
-
-#define LRU_EVICT_FIRST 0u
-#define LRU_LIMIT 0xffffu
-#define CACHE_MAX_WAYS 65535u /* n_valid is 16-bit */
-#define ST_FULL(st) ((uint32_t)(st) & 0xfu)
-#define ST_PART(st) (((uint32_t)(st) >> 4) & 0xfu)
-#define ST_DIRTY(st) (((uint32_t)(st) >> 8) & 0xfu)
-#define ST_MAKE(full, part, dirty) ((uint16_t)((full) | ((part) << 4) | ((dirty) << 8)))
-
-/* Byte masks of a way's sectors; meaningful only for partly valid sectors. */
-typedef struct way_bytes {
-    uint32_t bytes[CACHE_MAX_SECTORS];
-} way_bytes;
 
 /* Tag arrays of big caches (the L2: tens of MB) are walked at random; with
  * 4 KiB pages nearly every lookup also misses the TLB. Ask for huge pages
@@ -68,36 +56,6 @@ static void *alloc_blocks(size_t n, size_t align, bool zero)
     return p;
 }
 
-struct cache {
-    uint32_t sets;
-    uint32_t max_ways;
-    uint32_t ways;            /* in use, <= max_ways */
-    uint32_t set_bits;        /* log2(sets) when sets is a power of two */
-    bool sets_pow2;
-    uint32_t sectors_per_line;
-    uint32_t sector_bytes;
-    uint32_t full_bytes;      /* byte mask of a whole sector */
-    cfg_set_index index;
-    uint32_t epoch;           /* a set whose block epoch differs is empty */
-    size_t block_bytes;       /* bytes per set block, a multiple of 64 */
-    size_t state_offset;      /* offsets in a block */
-    size_t lru_offset;
-    size_t tag_offset;
-    unsigned char *blocks;    /* [sets] set blocks */
-    way_bytes *bytes;         /* [sets * max_ways] */
-};
-
-typedef struct set_view {
-    uint32_t *epoch;
-    uint16_t *n_valid;
-    uint16_t *clock;
-    uint8_t *fp;
-    uint16_t *state;
-    uint16_t *lru;
-    uint64_t *tag;
-    way_bytes *bytes;
-} set_view;
-
 static uint32_t log2_exact(uint32_t v)
 {
     uint32_t s = 0;
@@ -105,11 +63,6 @@ static uint32_t log2_exact(uint32_t v)
         s++;
     assert((1u << s) == v);
     return s;
-}
-
-static inline uint8_t fingerprint(uint64_t line)
-{
-    return (uint8_t)((line * 0x9e3779b97f4a7c15ull) >> 56);
 }
 
 cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
@@ -130,10 +83,13 @@ cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
     c->index = index;
     c->epoch = 1;
     size_t wp = ((size_t)max_ways + 7u) & ~(size_t)7u;
-    c->state_offset = 8u + wp;
+    c->state_offset = 8u + 2u * wp;
     c->lru_offset = c->state_offset + 2u * wp;
     c->tag_offset = c->lru_offset + 2u * wp;
     c->block_bytes = (c->tag_offset + 8u * (size_t)max_ways + 63u) & ~(size_t)63u;
+    /* the whole block when it is a few cache lines (the L2's 20 ways: 5);
+     * else all but the tags, of which a lookup reads one */
+    c->prefetch_bytes = c->block_bytes <= 320u ? c->block_bytes : c->tag_offset;
     /* zeroed: every block's epoch 0 differs from the cache's, all sets empty */
     c->blocks = alloc_blocks((size_t)sets * c->block_bytes, 64, true);
     c->bytes = alloc_blocks((size_t)sets * max_ways * sizeof *c->bytes, 64, false);
@@ -149,41 +105,13 @@ void cache_destroy(cache *c)
     free(c);
 }
 
-static inline set_view view_raw(const cache *c, uint32_t set)
-{
-    assert(set < c->sets);
-    unsigned char *b = c->blocks + (size_t)set * c->block_bytes;
-    set_view v;
-    v.epoch = (uint32_t *)(void *)b;
-    v.n_valid = (uint16_t *)(void *)(b + 4);
-    v.clock = (uint16_t *)(void *)(b + 6);
-    v.fp = b + 8;
-    v.state = (uint16_t *)(void *)(b + c->state_offset);
-    v.lru = (uint16_t *)(void *)(b + c->lru_offset);
-    v.tag = (uint64_t *)(void *)(b + c->tag_offset);
-    v.bytes = c->bytes + (size_t)set * c->max_ways;
-    return v;
-}
-
-/* The set, emptied first if the cache was reset since it was last touched. */
-static inline set_view view(cache *c, uint32_t set)
-{
-    set_view v = view_raw(c, set);
-    if (*v.epoch != c->epoch) {
-        *v.epoch = c->epoch;
-        *v.n_valid = 0;
-        *v.clock = 0;
-    }
-    return v;
-}
-
 void cache_reset(cache *c, uint32_t ways)
 {
     assert(ways <= c->max_ways);
     c->ways = ways;
     if (++c->epoch == 0) {
         for (uint32_t s = 0; s < c->sets; s++)
-            *view_raw(c, s).epoch = 0;
+            *cache_view_raw(c, s).epoch = 0;
         c->epoch = 1;
     }
 }
@@ -198,127 +126,17 @@ uint32_t cache_sets(const cache *c)
     return c->sets;
 }
 
-uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits)
-{
-    if (bits == 0)
-        return 0;
-    uint64_t mask = ((uint64_t)1 << bits) - 1u;
-    if (index == CFG_INDEX_LINEAR)
-        return (uint32_t)(line & mask);
-    uint64_t r = 0;
-    while (line) {
-        r ^= line & mask;
-        line >>= bits;
-    }
-    return (uint32_t)r;
-}
-
 uint32_t cache_index(const cache *c, uint64_t line)
 {
     assert(c->sets_pow2);
     return cache_set_hash(c->index, line, c->set_bits);
 }
 
-int cache_find(cache *c, uint32_t set, uint64_t line)
-{
-    set_view v = view(c, set);
-    uint32_t n = *v.n_valid;
-    const uint64_t ones = 0x0101010101010101ull;
-    const uint64_t want = ones * fingerprint(line);
-    for (uint32_t w = 0; w < n; w += 8) {
-        uint64_t x;
-        memcpy(&x, v.fp + w, sizeof x);
-        x ^= want;                                           /* matching bytes are 0 */
-        uint64_t z = (x - ones) & ~x & (ones << 7);          /* high bit of each zero byte */
-        if (n - w < 8)
-            z &= ((uint64_t)1 << (8u * (n - w))) - 1u;       /* only valid ways */
-        while (z) {
-            uint32_t k = w + (uint32_t)__builtin_ctzll(z) / 8u;
-            if (v.tag[k] == line)
-                return (int)k;
-            z &= z - 1u;
-        }
-    }
-    return -1;
-}
-
-static inline uint16_t *state_of(const cache *c, uint32_t set, int way)
-{
-    set_view v = view_raw(c, set);
-    assert(way >= 0 && (uint32_t)way < *v.n_valid);
-    return &v.state[way];
-}
-
-uint32_t cache_full(const cache *c, uint32_t set, int way)
-{
-    return ST_FULL(*state_of(c, set, way));
-}
-
-uint32_t cache_present(const cache *c, uint32_t set, int way)
-{
-    uint16_t st = *state_of(c, set, way);
-    return ST_FULL(st) | ST_PART(st);
-}
-
-uint32_t cache_dirty(const cache *c, uint32_t set, int way)
-{
-    return ST_DIRTY(*state_of(c, set, way));
-}
-
-uint32_t cache_valid_bytes(const cache *c, uint32_t set, int way, uint32_t sector)
-{
-    uint16_t st = *state_of(c, set, way);
-    if (ST_FULL(st) & (1u << sector))
-        return c->full_bytes;
-    if (ST_PART(st) & (1u << sector))
-        return c->bytes[(size_t)set * c->max_ways + (uint32_t)way].bytes[sector];
-    return 0;
-}
-
-void cache_add_bytes(cache *c, uint32_t set, int way, uint32_t sector, uint32_t bytes)
-{
-    uint16_t *st = state_of(c, set, way);
-    uint32_t bit = 1u << sector;
-    uint32_t full = ST_FULL(*st), part = ST_PART(*st), dirty = ST_DIRTY(*st);
-    if ((full & bit) || bytes == 0)
-        return;
-    uint32_t *b = &c->bytes[(size_t)set * c->max_ways + (uint32_t)way].bytes[sector];
-    uint32_t now = ((part & bit) ? *b : 0) | bytes;
-    if (now == c->full_bytes) {
-        full |= bit;
-        part &= ~bit;
-    } else {
-        part |= bit;
-        *b = now;
-    }
-    *st = ST_MAKE(full, part, dirty);
-}
-
-void cache_fill(cache *c, uint32_t set, int way, uint32_t sector_mask)
-{
-    uint16_t *st = state_of(c, set, way);
-    sector_mask &= 0xfu;
-    *st = ST_MAKE(ST_FULL(*st) | sector_mask, ST_PART(*st) & ~sector_mask, ST_DIRTY(*st));
-}
-
-void cache_invalidate_sectors(cache *c, uint32_t set, int way, uint32_t sector_mask)
-{
-    uint16_t *st = state_of(c, set, way);
-    sector_mask &= 0xfu;
-    *st = ST_MAKE(ST_FULL(*st) & ~sector_mask, ST_PART(*st) & ~sector_mask,
-                  ST_DIRTY(*st) & ~sector_mask);
-}
-
-void cache_mark_dirty(cache *c, uint32_t set, int way, uint32_t sector_mask)
-{
-    uint16_t *st = state_of(c, set, way);
-    *st = (uint16_t)(*st | ((sector_mask & 0xfu) << 8));
-}
-
 /* The set's clock ran out: renumber its stamps 1..k by rank, keeping the
  * order (and 0 for evict-first lines). */
-static void renumber(set_view v)
+void cache_renumber(const cache_view *vp)
 {
+    const cache_view v = *vp;
     uint32_t n = *v.n_valid;
     uint32_t rank = 0;
     uint32_t floor = LRU_EVICT_FIRST; /* stamps <= floor are done */
@@ -338,82 +156,101 @@ static void renumber(set_view v)
     *v.clock = (uint16_t)rank;
 }
 
-static inline uint16_t next_stamp(set_view v)
+int cache_find(cache *c, uint32_t set, uint64_t line)
 {
-    if (*v.clock == LRU_LIMIT)
-        renumber(v);
-    return ++*v.clock;
+    cache_view v = cache_view_get(c, set);
+    return cache_view_find(&v, line);
+}
+
+uint32_t cache_full(const cache *c, uint32_t set, int way)
+{
+    cache_view v = cache_view_raw(c, set);
+    return cache_view_full(&v, way);
+}
+
+uint32_t cache_present(const cache *c, uint32_t set, int way)
+{
+    cache_view v = cache_view_raw(c, set);
+    return cache_view_present(&v, way);
+}
+
+uint32_t cache_dirty(const cache *c, uint32_t set, int way)
+{
+    cache_view v = cache_view_raw(c, set);
+    return cache_view_dirty(&v, way);
+}
+
+uint32_t cache_valid_bytes(const cache *c, uint32_t set, int way, uint32_t sector)
+{
+    cache_view v = cache_view_raw(c, set);
+    return cache_view_valid_bytes(c, &v, way, sector);
+}
+
+void cache_add_bytes(cache *c, uint32_t set, int way, uint32_t sector, uint32_t bytes)
+{
+    cache_view v = cache_view_raw(c, set);
+    cache_view_add_bytes(c, &v, way, sector, bytes);
+}
+
+void cache_fill(cache *c, uint32_t set, int way, uint32_t sector_mask)
+{
+    cache_view v = cache_view_raw(c, set);
+    cache_view_fill(&v, way, sector_mask);
+}
+
+void cache_invalidate_sectors(cache *c, uint32_t set, int way, uint32_t sector_mask)
+{
+    cache_view v = cache_view_raw(c, set);
+    cache_view_invalidate(&v, way, sector_mask);
+}
+
+void cache_mark_dirty(cache *c, uint32_t set, int way, uint32_t sector_mask)
+{
+    cache_view v = cache_view_raw(c, set);
+    cache_view_mark_dirty(&v, way, sector_mask);
 }
 
 void cache_touch(cache *c, uint32_t set, int way)
 {
-    set_view v = view_raw(c, set);
-    assert(way >= 0 && (uint32_t)way < *v.n_valid);
-    v.lru[way] = next_stamp(v);
+    cache_view v = cache_view_raw(c, set);
+    cache_view_touch(&v, way);
 }
 
 int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_evicted *ev)
 {
-    assert(line != CACHE_NO_LINE);
-    ev->valid = false;
-    ev->dirty = 0;
-    ev->partial = 0;
-    ev->line = 0;
-    if (c->ways == 0)
+    if (c->ways == 0) {
+        if (ev)
+            *ev = (cache_evicted){.valid = false};
         return -1;
-    set_view v = view(c, set);
-    uint32_t n = *v.n_valid;
-    uint32_t way;
-    if (n < c->ways) {
-        way = n;
-        *v.n_valid = (uint16_t)(n + 1u);
-    } else {
-        way = 0;
-        uint32_t oldest = v.lru[0];
-        for (uint32_t w = 1; w < n; w++) {
-            if (v.lru[w] < oldest) {
-                oldest = v.lru[w];
-                way = w;
-            }
-        }
-        ev->valid = true;
-        ev->line = v.tag[way];
-        ev->dirty = (uint8_t)ST_DIRTY(v.state[way]);
-        ev->partial = (uint8_t)ST_PART(v.state[way]);
     }
-    v.tag[way] = line;
-    v.fp[way] = fingerprint(line);
-    v.state[way] = 0;
-    v.lru[way] = evict_first ? (uint16_t)LRU_EVICT_FIRST : next_stamp(v);
-    return (int)way;
+    cache_view v = cache_view_get(c, set);
+    return cache_view_alloc(c, &v, line, evict_first, ev);
 }
 
 void cache_drop(cache *c, uint32_t set, int way)
 {
-    set_view v = view_raw(c, set);
-    assert(*v.n_valid > 0);
-    uint32_t last = *v.n_valid - 1u;
-    assert(way >= 0 && (uint32_t)way <= last);
-    if ((uint32_t)way != last) { /* keep the valid ways packed */
-        v.tag[way] = v.tag[last];
-        v.fp[way] = v.fp[last];
-        v.lru[way] = v.lru[last];
-        v.state[way] = v.state[last];
-        if (ST_PART(v.state[last]))
-            v.bytes[way] = v.bytes[last];
-    }
-    *v.n_valid = (uint16_t)last;
+    cache_view v = cache_view_raw(c, set);
+    cache_view_drop(&v, way);
+}
+
+/* Into the CPU's L2 (locality 2), not its L1: a gather announces about a
+ * hundred sets at once, which would push the L1's working data out. */
+void cache_prefetch(const cache *c, uint32_t set)
+{
+    const unsigned char *b = c->blocks + (size_t)set * c->block_bytes;
+    for (size_t off = 0; off < c->prefetch_bytes; off += 64)
+        __builtin_prefetch(b + off, 1, 2);
 }
 
 uint64_t cache_count_lines(cache *c)
 {
     uint64_t n = 0;
     for (uint32_t s = 0; s < c->sets; s++)
-        n += *view(c, s).n_valid;
+        n += *cache_view_get(c, s).n_valid;
     return n;
 }
 
 void cache_test_set_clock(cache *c, uint32_t set, uint16_t clock)
 {
-    *view(c, set).clock = clock;
+    *cache_view_get(c, set).clock = clock;
 }

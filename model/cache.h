@@ -56,7 +56,25 @@ uint32_t cache_index(const cache *c, uint64_t line);
 /* Set index of `line` among 2^bits sets: CFG_INDEX_LINEAR takes the low bits,
  * CFG_INDEX_XOR folds all bits of the line number together in bits-wide
  * groups, so that power-of-two strides spread over the sets. */
-uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits);
+static inline uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits)
+{
+    if (bits == 0)
+        return 0;
+    uint64_t mask = ((uint64_t)1 << bits) - 1u;
+    if (index == CFG_INDEX_LINEAR)
+        return (uint32_t)(line & mask);
+    /* The XOR of all bits-wide groups, by halving: x ^= x >> (bits * 2^k) for
+     * k from the largest with bits * 2^k < 64 down to 0 leaves in the low
+     * bits the XOR of every group (log2(64 / bits) steps, not one per group). */
+    uint32_t s = bits;
+    while (s < 32u)
+        s *= 2u;
+    if (s >= 64u)
+        s /= 2u;
+    for (; s >= bits; s /= 2u)
+        line ^= line >> s;
+    return (uint32_t)(line & mask);
+}
 
 /* Ways are named by (set, way); a way number stays valid until the next
  * cache_alloc, cache_drop or cache_reset on the same cache. */
@@ -83,7 +101,9 @@ void cache_mark_dirty(cache *c, uint32_t set, int way, uint32_t sector_mask);
 void cache_touch(cache *c, uint32_t set, int way);
 
 /* Install line (not present) in set: an empty way, else the LRU victim, whose
- * line and dirty sectors are reported in *ev. The new way has no valid bytes
+ * line and dirty sectors are reported in *ev (ev may be NULL when the caller
+ * has no use for them: reading the victim's tag costs a memory access of its
+ * own in a big cache). The new way has no valid bytes
  * and is most recently used, or the first victim when evict_first. Returns
  * the way, or -1 (evicting nothing) when the cache has 0 ways. */
 int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_evicted *ev);
@@ -91,6 +111,11 @@ int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_e
 /* Remove the way's line (its dirty data is dropped: write it back first).
  * The set's last valid way moves into its place. */
 void cache_drop(cache *c, uint32_t set, int way);
+
+/* A hint that set will be looked up soon: starts loading its bookkeeping
+ * (header, fingerprints, sector states, LRU stamps; the tags too when the
+ * block is small) into the CPU caches. Changes nothing. */
+void cache_prefetch(const cache *c, uint32_t set);
 
 /* Lines held now (walks the whole cache: for tests). */
 uint64_t cache_count_lines(cache *c);

@@ -3,7 +3,11 @@
  * Lines are found by a short linear search that first tries the line of the
  * previous chunk: coalesced warps touch one to four lines, so the search is
  * one comparison per chunk; a 32-lane gather costs at most 32 x 32 compares
- * of contiguous uint64_t, which the compiler vectorises. */
+ * of contiguous uint64_t, which the compiler vectorises.
+ *
+ * coal_affine gives the same result for lanes at a power-of-two stride by
+ * walking the sectors they touch: the lanes inside one sector are a run,
+ * and their bytes are a periodic pattern (size bytes every stride). */
 #include "coal.h"
 
 #include <assert.h>
@@ -76,4 +80,98 @@ void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_res
     }
     out->n_lines = n_lines;
     out->n_sectors = n_sectors;
+}
+
+bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size, uint32_t n,
+                 coal_result *out)
+{
+    const uint32_t sb = g->sector_bytes;
+    if (n == 0 || n > COAL_MAX_CHUNKS || size == 0 || size > sb || (size & (size - 1u)) ||
+        (a0 & (size - 1u)) || (stride & (stride - 1u)) || (stride != 0 && stride < size) ||
+        stride > ((uint64_t)1 << 56) || a0 > UINT64_MAX - (uint64_t)(n - 1u) * stride)
+        return false;
+    const uint32_t spl_mask = g->sectors_per_line - 1u;
+    const uint64_t zmask = coal_byte_mask(0, size);
+    if (stride == 0) { /* every lane the same bytes */
+        coal_line *l = &out->lines[0];
+        uint32_t s = (uint32_t)(a0 >> g->sector_shift) & spl_mask;
+        l->line = a0 >> g->line_shift;
+        memset(l->byte_mask, 0, sizeof l->byte_mask);
+        l->sector_mask = 1u << s;
+        l->byte_mask[s] = (uint32_t)(zmask << (a0 & (sb - 1u)));
+        out->n_lines = 1;
+        out->n_sectors = 1;
+        return true;
+    }
+    if (stride == size && g->line_bytes <= 128u && sb == 32u && (uint64_t)n * size <= 4u * 128u &&
+        a0 <= UINT64_MAX - (uint64_t)n * size) {
+        /* contiguous lanes, the usual case: the bytes [a0, end) by line, the
+         * sectors of a line at once (a 32-byte sector's mask is all ones) */
+        const uint64_t end = a0 + (uint64_t)n * size;
+        uint32_t n_lines = 0, n_sectors = 0;
+        for (uint64_t line = a0 >> g->line_shift; (line << g->line_shift) < end; line++) {
+            uint64_t base = line << g->line_shift;
+            uint32_t lo = a0 > base ? (uint32_t)(a0 - base) : 0;           /* first byte in the line */
+            uint32_t hi = end - base < g->line_bytes ? (uint32_t)(end - base) : g->line_bytes;
+            coal_line *cl = &out->lines[n_lines++];
+            cl->line = line;
+            cl->sector_mask = 0;
+            for (uint32_t s = 0; s < g->sectors_per_line; s++) {
+                uint32_t s_lo = s * 32u, s_hi = s_lo + 32u;
+                uint32_t a = lo > s_lo ? lo : s_lo, b = hi < s_hi ? hi : s_hi;
+                uint32_t mask = 0;
+                if (a < b) {
+                    mask = coal_byte_mask(a - s_lo, b - a);
+                    cl->sector_mask |= 1u << s;
+                    n_sectors++;
+                }
+                cl->byte_mask[s] = mask;
+            }
+            for (uint32_t s = g->sectors_per_line; s < COAL_MAX_SECTORS_PER_LINE; s++)
+                cl->byte_mask[s] = 0;
+        }
+        out->n_lines = n_lines;
+        out->n_sectors = n_sectors;
+        return true;
+    }
+    uint32_t log2_stride = (uint32_t)__builtin_ctzll(stride);
+    /* size bytes every stride bytes, from bit 0, over 64 bits (stride < sb <= 32);
+     * contiguous lanes (stride == size, the usual case) cover every byte */
+    uint64_t pattern = ~(uint64_t)0;
+    if (stride != size) {
+        pattern = zmask;
+        for (uint64_t w = stride; w < 64u; w <<= 1)
+            pattern |= pattern << w;
+    }
+    uint32_t n_lines = 0, n_sectors = 0;
+    coal_line *cur = NULL;
+    uint64_t a = a0;
+    for (uint32_t lane = 0; lane < n;) {
+        uint32_t off = (uint32_t)a & (sb - 1u);
+        uint32_t k = 1; /* lanes in this sector */
+        uint64_t bytes = zmask << off;
+        if (stride < sb) {
+            k = (sb - off + (uint32_t)stride - 1u) >> log2_stride;
+            if (k > n - lane)
+                k = n - lane;
+            uint32_t end = off + ((k - 1u) << log2_stride) + size; /* <= sb */
+            bytes = (pattern << off) & ((((uint64_t)1 << end) - 1u) & ~(((uint64_t)1 << off) - 1u));
+        }
+        uint64_t line = a >> g->line_shift;
+        if (!cur || cur->line != line) {
+            cur = &out->lines[n_lines++];
+            cur->line = line;
+            cur->sector_mask = 0;
+            memset(cur->byte_mask, 0, sizeof cur->byte_mask);
+        }
+        uint32_t s = (uint32_t)(a >> g->sector_shift) & spl_mask;
+        cur->sector_mask |= 1u << s; /* addresses rise: each sector comes once */
+        cur->byte_mask[s] = (uint32_t)bytes;
+        n_sectors++;
+        lane += k;
+        a += (uint64_t)k << log2_stride;
+    }
+    out->n_lines = n_lines;
+    out->n_sectors = n_sectors;
+    return true;
 }

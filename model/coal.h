@@ -58,6 +58,15 @@ void coal_geom_init(coal_geom *g, uint32_t line_bytes, uint32_t sector_bytes);
 /* Coalesce n chunks (n <= COAL_MAX_CHUNKS) into *out. */
 void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_result *out);
 
+/* The same result as coal_run for the n chunks (a0 + l * stride, size, lane l),
+ * l = 0 .. n-1, computed per sector instead of per lane: for the warps whose
+ * lanes step through memory at a fixed stride (most of any real trace).
+ * Applies when stride is 0 or a power of two (>= size), a0 is aligned to
+ * size (<= sector_bytes) and the last address does not wrap; returns false,
+ * leaving *out undefined, otherwise. */
+bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size, uint32_t n,
+                 coal_result *out);
+
 /* The byte mask of `bytes` bytes starting at offset `off` in a sector. */
 static inline uint32_t coal_byte_mask(uint32_t off, uint32_t bytes)
 {

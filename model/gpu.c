@@ -46,6 +46,9 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "coal.h"
 #include "l1.h"
@@ -92,6 +95,16 @@ struct gpu {
 
 static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb_line *ln);
 
+/* Bits set in x. __builtin_popcount is a libgcc call unless the build targets
+ * a CPU with popcnt, which the portable build does not. */
+static inline uint32_t popcount32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+}
+
 /* ---- creation --------------------------------------------------------------- */
 
 gpu *gpu_create(const cfg_gpu *c)
@@ -126,6 +139,38 @@ void gpu_destroy(gpu *g)
     free(g->pcs);
     free(g->slots);
     free(g);
+}
+
+/* Whether the warp is whole and its lanes step through memory at a fixed
+ * stride: addr[l] = addr[0] + l * stride (mod 2^64) for all 32 lanes. Most
+ * records of any trace are (the binary form stores them as base and stride),
+ * and for them coalescing and bank costs have closed forms (coal_affine,
+ * smem_cost_affine) instead of a walk over the lanes. */
+static bool warp_affine(const trace_mem *m, uint64_t *stride)
+{
+    if (m->active_mask != TRACE_FULL_MASK)
+        return false;
+    const uint64_t a0 = m->addr[0], d = m->addr[1] - a0;
+#if defined(__SSE2__)
+    __m128i want = _mm_set_epi64x((long long)(a0 + d), (long long)a0);
+    const __m128i step = _mm_set1_epi64x((long long)(2u * d));
+    __m128i bad = _mm_setzero_si128();
+    for (int l = 0; l < TRACE_WARP_LANES; l += 2) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(m->addr + l));
+        bad = _mm_or_si128(bad, _mm_xor_si128(x, want));
+        want = _mm_add_epi64(want, step);
+    }
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(bad, _mm_setzero_si128())) != 0xffff)
+        return false;
+#else
+    uint64_t bad = 0, want = a0;
+    for (int l = 0; l < TRACE_WARP_LANES; l++, want += d)
+        bad |= m->addr[l] ^ want;
+    if (bad)
+        return false;
+#endif
+    *stride = d;
+    return true;
 }
 
 /* ---- per-PC table ------------------------------------------------------------- */
@@ -368,10 +413,16 @@ static void do_shared(gpu *g, const trace_mem *m, stats *s)
 {
     bool store = m->kind == TRACE_KIND_ST || (m->flags & TRACE_MEM_LDGSTS);
     bool atomic = !store && (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED);
+    uint64_t stride = 0;
+    bool affine = !atomic && warp_affine(m, &stride);
+    /* lanes at a stride pair up (l and l^1, or l and l^2, equal) only at stride 0 */
     bool merged = !store && !atomic && g->cfg.smem_load_pairing &&
                   smem_lanes_per_phase(&g->banks, m->size_bytes, false) < 32u &&
-                  smem_lanes_pair_up(m->addr, m->active_mask);
-    smem_cost c = smem_cost_warp(&g->banks, m->addr, m->active_mask, m->size_bytes, merged, atomic);
+                  (affine ? stride == 0 : smem_lanes_pair_up(m->addr, m->active_mask));
+    smem_cost c;
+    if (!affine || !smem_cost_affine(&g->banks, m->addr[0], stride, m->size_bytes,
+                                     smem_lanes_per_phase(&g->banks, m->size_bytes, merged), &c))
+        c = smem_cost_warp(&g->banks, m->addr, m->active_mask, m->size_bytes, merged, atomic);
     uint32_t bc = c.wavefronts - c.ideal;
     if (store) {
         s->v[STAT_SMEM_WF_ST] += c.wavefronts;
@@ -413,7 +464,7 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
     gpu *g = ctx;
     stats *s = &g->pcs[pc_idx].s;
     l2_write(g->l2, g->sm_partition[sm], ln->line, ln->sector_mask, ln->byte_mask, s);
-    s->v[STAT_L1_M_WRITE_SECTORS] += (uint32_t)__builtin_popcount(ln->sector_mask);
+    s->v[STAT_L1_M_WRITE_SECTORS] += popcount32(ln->sector_mask);
 }
 
 /* Bytes the instruction touches, each counted once. */
@@ -421,8 +472,8 @@ static uint64_t distinct_bytes(const coal_result *r)
 {
     uint64_t n = 0;
     for (uint32_t i = 0; i < r->n_lines; i++)
-        for (uint32_t k = 0; k < COAL_MAX_SECTORS_PER_LINE; k++)
-            n += (uint32_t)__builtin_popcount(r->lines[i].byte_mask[k]);
+        for (uint32_t m = r->lines[i].sector_mask; m; m &= m - 1u)
+            n += popcount32(r->lines[i].byte_mask[__builtin_ctz(m)]);
     return n;
 }
 
@@ -465,7 +516,7 @@ static uint32_t lane_chunks(gpu *g, const trace_mem *m)
 static void source_global_sectors(gpu *g, const trace_mem *m, stats *s)
 {
     uint32_t sect = g->geom.sector_bytes;
-    uint32_t need = ((uint32_t)__builtin_popcount(m->active_mask) * m->size_bytes + sect - 1u) / sect;
+    uint32_t need = (popcount32(m->active_mask) * m->size_bytes + sect - 1u) / sect;
     s->v[STAT_SRC_TAG_REQ_GLOBAL] += g->res.n_lines;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += g->res.n_sectors;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL_IDEAL] += min_u32(need, g->res.n_sectors);
@@ -521,10 +572,21 @@ static void do_global(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
         do_global_atomic(g, m, sm, s);
         return;
     }
-    uint32_t n = lane_chunks(g, m);
-    coal_run(&g->geom, g->chunks, n, &g->res);
+    /* lanes at a fixed stride: closed forms; the per-lane chunks only when needed */
+    uint64_t stride = 0;
+    bool affine = warp_affine(m, &stride) &&
+                  coal_affine(&g->geom, m->addr[0], stride, m->size_bytes, TRACE_WARP_LANES, &g->res);
+    uint32_t n = 0;
+    uint64_t bytes;
+    if (affine) {
+        /* lanes at stride >= size touch distinct bytes; at stride 0 the same ones */
+        bytes = stride == 0 ? m->size_bytes : (uint64_t)TRACE_WARP_LANES * m->size_bytes;
+    } else {
+        n = lane_chunks(g, m);
+        coal_run(&g->geom, g->chunks, n, &g->res);
+        bytes = distinct_bytes(&g->res);
+    }
     uint32_t lines = g->res.n_lines, sectors = g->res.n_sectors;
-    uint64_t bytes = distinct_bytes(&g->res);
     source_global_sectors(g, m, s);
 
     if (m->kind == TRACE_KIND_ST) {
@@ -563,8 +625,13 @@ static void do_global(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     s->v[STAT_L1_SECT_GLOBAL_LD_MISS] += misses;
     s->v[STAT_L1_M_READ_SECTORS] += misses;
 
-    smem_cost c = smem_cost_chunks(&g->banks, g->chunks, n,
-                                   smem_lanes_per_phase(&g->banks, m->size_bytes, false), false);
+    uint32_t lpp = smem_lanes_per_phase(&g->banks, m->size_bytes, false);
+    smem_cost c;
+    if (!affine || !smem_cost_affine(&g->banks, m->addr[0], stride, m->size_bytes, lpp, &c)) {
+        if (affine)
+            n = lane_chunks(g, m);
+        c = smem_cost_chunks(&g->banks, g->chunks, n, lpp, false);
+    }
     uint32_t ideal = c.ideal;
     if (misses && tag_wf > ideal)
         ideal = tag_wf;
@@ -645,6 +712,40 @@ void gpu_mem(gpu *g, const trace_mem *m)
     case TRACE_SPACE_COUNT:
         break;
     }
+}
+
+uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
+{
+    if (!g->in_kernel)
+        return 0;
+    wcomb_prefetch(g->wc, m->cta, m->warp);
+    if (m->space != TRACE_SPACE_GLOBAL)
+        return 0; /* shared: no tags; local: a few lines of the warp's own region */
+    uint32_t sm = sm_of(g, m->cta, m->sm);
+    uint64_t last = UINT64_MAX;
+    uint32_t n = 0;
+    uint64_t lo = m->addr[__builtin_ctz(m->active_mask)];
+    uint64_t hi = m->addr[31 - __builtin_clz(m->active_mask)];
+    if (hi >= lo && hi - lo < 512u) {
+        /* first and last lane within 512 bytes: nearly always a coalesced warp,
+         * whose lines are those between (a guess is harmless: only a hint) */
+        uint64_t first = lo >> g->geom.line_shift, end = hi >> g->geom.line_shift;
+        for (uint64_t line = first; line <= end; line++, n++) {
+            l1_prefetch(g->l1[sm], line);
+            l2_prefetch(g->l2, line);
+        }
+        return n;
+    }
+    for (uint32_t mask = m->active_mask; mask; mask &= mask - 1u) {
+        uint64_t line = m->addr[__builtin_ctz(mask)] >> g->geom.line_shift;
+        if (line == last)
+            continue; /* coalesced lanes: one line, prefetched once */
+        last = line;
+        l1_prefetch(g->l1[sm], line);
+        l2_prefetch(g->l2, line);
+        n++;
+    }
+    return n;
 }
 
 void gpu_barrier(gpu *g, const trace_barrier *b)

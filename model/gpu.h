@@ -41,6 +41,13 @@ const gpu_kernel_info *gpu_kernel_info_get(const gpu *g);
 
 /* One record; it must have passed trace_mem_validate() for the current kernel. */
 void gpu_mem(gpu *g, const trace_mem *m);
+/* A hint that m will be passed to gpu_mem soon (after the records before it):
+ * starts loading the tag-array sets and store-combining entry it will touch
+ * into the CPU's caches, so that a replay that reads a few records ahead
+ * overlaps those memory accesses. Changes no count; m need not be validated
+ * yet (any record is safe). Returns the number of lines announced, so that the
+ * caller can bound how much it asks for at once. */
+uint32_t gpu_prefetch(const gpu *g, const trace_mem *m);
 void gpu_barrier(gpu *g, const trace_barrier *b);
 
 /* Add one record's warp-level instruction to the instruction counters of

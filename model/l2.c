@@ -5,7 +5,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "cache.h"
+#include "cache_int.h"
 #include "coal.h"
 #include "err.h"
 
@@ -132,33 +132,35 @@ static void write_back(const l2 *c, const cache_evicted *ev, stats *s)
     }
 }
 
-/* The way of line in partition p, allocated (with its write-back counted)
- * when absent. -1 only if the cache has no ways. */
-static int find_or_alloc(l2 *c, uint32_t p, uint32_t set, uint64_t line, stats *s)
+/* The way of line in the set v of partition cache t, allocated (with its
+ * write-back counted) when absent. -1 only if the cache has no ways. */
+static int find_or_alloc(const l2 *c, cache *t, const cache_view *v, uint64_t line, stats *s)
 {
-    int way = cache_find(c->part[p], set, line);
+    int way = cache_view_find(v, line);
     if (way >= 0) {
-        cache_touch(c->part[p], set, way);
+        cache_view_touch(v, way);
         return way;
     }
     cache_evicted ev;
-    way = cache_alloc(c->part[p], set, line, false, &ev);
+    way = cache_view_alloc(t, v, line, false, &ev);
     write_back(c, &ev, s);
     return way;
 }
 
 /* Make the sectors of mask wholly valid in line's home way, reading from
  * DRAM those that are not (partly valid ones merge with the DRAM data);
- * returns the way. */
-static int home_fill(l2 *c, uint32_t home, uint32_t set, uint64_t line, uint32_t mask, stats *s)
+ * returns the way, in the set *v of the home partition. */
+static int home_fill(l2 *c, uint32_t home, uint32_t set, uint64_t line, uint32_t mask, stats *s,
+                     cache_view *v)
 {
     cache *t = c->part[home];
-    int way = find_or_alloc(c, home, set, line, s);
-    uint32_t have = way >= 0 ? cache_full(t, set, way) : 0;
+    *v = cache_view_get(t, set);
+    int way = find_or_alloc(c, t, v, line, s);
+    uint32_t have = way >= 0 ? cache_view_full(v, way) : 0;
     uint32_t miss = mask & ~have;
     s->v[STAT_DRAM_SECT_READ] += popcount(miss);
     if (way >= 0 && miss)
-        cache_fill(t, set, way, miss);
+        cache_view_fill(v, way, miss);
     return way;
 }
 
@@ -168,10 +170,11 @@ static void drop_copies(l2 *c, l2_place pl, uint64_t line)
     for (uint32_t p = 0; p < c->partitions; p++) {
         if (p == pl.home)
             continue;
-        int way = cache_find(c->part[p], pl.set, line);
+        cache_view v = cache_view_get(c->part[p], pl.set);
+        int way = cache_view_find(&v, line);
         if (way >= 0) {
-            assert(cache_dirty(c->part[p], pl.set, way) == 0); /* copies are clean */
-            cache_drop(c->part[p], pl.set, way);
+            assert(cache_view_dirty(&v, way) == 0); /* copies are clean */
+            cache_view_drop(&v, way);
         }
     }
 }
@@ -185,29 +188,31 @@ void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s
     s->v[STAT_L2_SECT_READ] += popcount(sector_mask);
 
     /* L1 asks for whole sectors: a partly valid sector is a miss */
-    int way = cache_find(near, pl.set, line);
-    uint32_t hit = way >= 0 ? sector_mask & cache_full(near, pl.set, way) : 0;
+    cache_view nv = cache_view_get(near, pl.set);
+    int way = cache_view_find(&nv, line);
+    uint32_t hit = way >= 0 ? sector_mask & cache_view_full(&nv, way) : 0;
     uint32_t miss = sector_mask & ~hit;
     s->v[STAT_L2_SECT_READ_HIT] += popcount(hit);
     s->v[STAT_L2_SECT_READ_MISS] += popcount(miss);
     if (way >= 0)
-        cache_touch(near, pl.set, way);
+        cache_view_touch(&nv, way);
     if (!miss)
         return;
+    cache_view hv;
     if (pl.home == part) {
-        home_fill(c, part, pl.set, line, miss, s);
+        home_fill(c, part, pl.set, line, miss, s, &hv);
         return;
     }
     /* far-homed: over the fabric to the home partition, then keep a copy near */
     s->v[STAT_L2_SECT_FABRIC] += popcount(miss);
-    home_fill(c, pl.home, pl.set, line, miss, s);
+    home_fill(c, pl.home, pl.set, line, miss, s, &hv);
     if (way < 0) {
         cache_evicted ev;
-        way = cache_alloc(near, pl.set, line, false, &ev);
+        way = cache_view_alloc(near, &nv, line, false, &ev);
         write_back(c, &ev, s);
     }
     if (way >= 0)
-        cache_fill(near, pl.set, way, miss);
+        cache_view_fill(&nv, way, miss);
 }
 
 void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
@@ -223,22 +228,22 @@ void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
         s->v[STAT_L2_SECT_FABRIC] += n;
     drop_copies(c, pl, line);
 
-    int way = find_or_alloc(c, pl.home, pl.set, line, s);
+    cache_view v = cache_view_get(t, pl.set);
+    int way = find_or_alloc(c, t, &v, line, s);
     /* write-validate: a write never fetches, and ncu counts every write
      * sector as a lookup hit (measured on all 32 kernels of the H200 suite:
      * lts__t_sectors_srcunit_tex_op_write_lookup_miss = 0) */
     s->v[STAT_L2_SECT_WRITE_HIT] += n;
     if (way < 0)
         return;
-    for (uint32_t i = 0; i < c->sectors_per_line; i++) {
-        if (!(sector_mask & (1u << i)))
-            continue;
-        if ((cache_valid_bytes(t, pl.set, way, i) | byte_mask[i]) == c->full)
-            cache_fill(t, pl.set, way, 1u << i);
+    for (uint32_t m = sector_mask & ((1u << c->sectors_per_line) - 1u); m; m &= m - 1u) {
+        uint32_t i = (uint32_t)__builtin_ctz(m);
+        if ((cache_view_valid_bytes(t, &v, way, i) | byte_mask[i]) == c->full)
+            cache_view_fill(&v, way, 1u << i);
         else
-            cache_add_bytes(t, pl.set, way, i, byte_mask[i]);
+            cache_view_add_bytes(t, &v, way, i, byte_mask[i]);
     }
-    cache_mark_dirty(t, pl.set, way, sector_mask);
+    cache_view_mark_dirty(&v, way, sector_mask);
 }
 
 void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool is_red, stats *s)
@@ -252,9 +257,17 @@ void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool i
         s->v[STAT_L2_SECT_FABRIC] += n;
     drop_copies(c, pl, line);
     /* read-modify-write at home: the sectors must be there whole */
-    int way = home_fill(c, pl.home, pl.set, line, sector_mask, s);
+    cache_view v;
+    int way = home_fill(c, pl.home, pl.set, line, sector_mask, s, &v);
     if (way >= 0)
-        cache_mark_dirty(c->part[pl.home], pl.set, way, sector_mask);
+        cache_view_mark_dirty(&v, way, sector_mask);
+}
+
+void l2_prefetch(const l2 *c, uint64_t line)
+{
+    uint32_t set = place_of(c, line).set;
+    for (uint32_t p = 0; p < c->partitions; p++)
+        cache_prefetch(c->part[p], set);
 }
 
 uint64_t l2_count_lines(l2 *c, uint32_t part)

@@ -66,6 +66,10 @@ void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
 void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool is_red,
                stats *s);
 
+/* A hint that line will be requested soon: its set in every partition (near
+ * and home) starts loading into the CPU caches. Changes nothing. */
+void l2_prefetch(const l2 *c, uint64_t line);
+
 /* Lines held in partition part (walks the cache: for tests). */
 uint64_t l2_count_lines(l2 *c, uint32_t part);
 

@@ -67,6 +67,16 @@ bool smem_lanes_pair_up(const uint64_t *addr, uint32_t active_mask);
 smem_cost smem_cost_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_t n,
                            uint32_t lanes_per_phase, bool serialize);
 
+/* The same cost as smem_cost_chunks for all 32 lanes of a warp at
+ * a0 + l * stride (size bytes each, not serialized), in closed form: with one
+ * word per bank in a row (bank_bytes == mode_bytes), lanes whose words never
+ * overlap (stride 0, or a power of two >= mode_bytes) put
+ * max(1, lanes_per_phase x min(stride / mode, banks) / banks) words in the
+ * busiest bank of each phase (stride 0: 1). Returns false, *out untouched, when
+ * the geometry or the stride is outside that case. */
+bool smem_cost_affine(const smem_geom *g, uint64_t a0, uint64_t stride, uint32_t size_bytes,
+                      uint32_t lanes_per_phase, smem_cost *out);
+
 /* Cost of one warp instruction: lane l accesses size_bytes at addr[l] when
  * bit l of active_mask is set. merged as returned by the caller's pairing
  * decision; serialize for atomics. */

@@ -12,6 +12,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* ---- names ---------------------------------------------------------------- */
 
@@ -529,6 +532,16 @@ void trace_mem_expand_stride(trace_mem *m, uint64_t base, uint64_t stride)
 {
     uint32_t mask = m->active_mask;
     if (mask == TRACE_FULL_MASK) {
+#if defined(__SSE2__)
+        /* two lanes per store: most records of a trace come this way */
+        __m128i v = _mm_set_epi64x((long long)(base + stride), (long long)base);
+        const __m128i step2 = _mm_set1_epi64x((long long)(2u * stride));
+        for (int l = 0; l < TRACE_WARP_LANES; l += 2) {
+            _mm_storeu_si128((__m128i *)(void *)(m->addr + l), v);
+            v = _mm_add_epi64(v, step2);
+        }
+        return;
+#endif
         /* two running sums: each add waits only on its own chain */
         uint64_t even = base, odd = base + stride, step = 2 * stride;
         for (int l = 0; l < TRACE_WARP_LANES; l += 2) {

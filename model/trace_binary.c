@@ -159,8 +159,14 @@ static inline void predict_learn(predictor *pr, const prediction *pd, uint32_t c
     pc_slot *ps = &pr->pcs[mix32(pc, 1) & (PC_SLOTS - 1)];
     if (ps->valid && ps->pc == pc) {
         int64_t dg = (int64_t)(pd->gw - ps->gw), da = (int64_t)(base - ps->base);
-        if (dg > 0 && dg <= (1 << 24) && da % dg == 0)
-            ps->step = da / dg;
+        /* the step learnt before usually holds: then da / dg is it, found
+         * without a 64-bit division (|step| <= 2^38 keeps step * dg exact) */
+        if (dg > 0 && dg <= (1 << 24)) {
+            bool holds = ps->step != 0 && ps->step >= -((int64_t)1 << 38) &&
+                         ps->step <= ((int64_t)1 << 38) && ps->step * dg == da;
+            if (!holds && da % dg == 0)
+                ps->step = da / dg;
+        }
         ps->gw = pd->gw;
         ps->base = base;
     } else {

@@ -2,7 +2,11 @@
  *
  * Entries live in a ring in allocation order, so the oldest is reused first;
  * an open-addressing index (linear probing, backward-shift deletion) finds a
- * warp's entry. No allocation after create. */
+ * warp's entry. Every record asks the index whether its warp has stores
+ * waiting, and the answer is nearly always no: so an index slot keeps the
+ * key's 32-bit hash beside the ring position, and a probe reads a ring entry
+ * (2.4 MB of them, cold) only when the hashes match. No allocation after
+ * create. */
 #include "wcomb.h"
 
 #include <assert.h>
@@ -20,18 +24,30 @@ typedef struct entry {
     wcomb_line lines[WCOMB_LINES];
 } entry;
 
+/* An index slot: the ring entry (+ 1; 0 = empty) and its key's hash. */
+typedef struct index_slot {
+    uint32_t hash;
+    uint32_t ring1;
+} index_slot;
+
 struct wcomb {
     wcomb_send_fn send;
     void *ctx;
     entry *ring;      /* [WCOMB_CAP] */
     uint32_t head;    /* next ring slot to allocate */
-    uint32_t *index;  /* [INDEX_SLOTS]: ring index + 1, 0 = empty */
+    index_slot *index;     /* [INDEX_SLOTS] */
 };
 
-static inline uint32_t hash(uint32_t cta, uint32_t warp)
+static inline uint32_t hash32(uint32_t cta, uint32_t warp)
 {
     uint32_t h = (cta * 0x9E3779B1u) ^ (warp * 0x85EBCA77u);
-    return (h ^ (h >> 15)) & (INDEX_SLOTS - 1u);
+    return h ^ (h >> 15);
+}
+
+/* the slot where a key of this hash wants to be */
+static inline uint32_t home(uint32_t h)
+{
+    return h & (INDEX_SLOTS - 1u);
 }
 
 wcomb *wcomb_create(wcomb_send_fn send, void *ctx)
@@ -61,17 +77,19 @@ void wcomb_reset(wcomb *w)
 }
 
 /* The index slot holding (cta, warp), or the empty slot where it would go. */
-static uint32_t find_slot(const wcomb *w, uint32_t cta, uint32_t warp)
+static inline uint32_t find_slot(const wcomb *w, uint32_t cta, uint32_t warp, uint32_t h32)
 {
-    uint32_t h = hash(cta, warp);
+    uint32_t i = home(h32);
     for (;;) {
-        uint32_t v = w->index[h];
-        if (v == 0)
-            return h;
-        const entry *e = &w->ring[v - 1u];
-        if (e->cta == cta && e->warp == warp)
-            return h;
-        h = (h + 1u) & (INDEX_SLOTS - 1u);
+        const index_slot *s = &w->index[i];
+        if (s->ring1 == 0)
+            return i;
+        if (s->hash == h32) {
+            const entry *e = &w->ring[s->ring1 - 1u];
+            if (e->cta == cta && e->warp == warp)
+                return i;
+        }
+        i = (i + 1u) & (INDEX_SLOTS - 1u);
     }
 }
 
@@ -80,14 +98,12 @@ static void index_delete(wcomb *w, uint32_t i)
 {
     uint32_t j = i;
     for (;;) {
-        w->index[i] = 0;
+        w->index[i].ring1 = 0;
         for (;;) {
             j = (j + 1u) & (INDEX_SLOTS - 1u);
-            uint32_t v = w->index[j];
-            if (v == 0)
+            if (w->index[j].ring1 == 0)
                 return;
-            const entry *e = &w->ring[v - 1u];
-            uint32_t k = hash(e->cta, e->warp); /* where it wants to be */
+            uint32_t k = home(w->index[j].hash); /* where it wants to be */
             /* move it to i unless its home lies cyclically in (i, j] */
             bool stays = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
             if (!stays)
@@ -98,13 +114,13 @@ static void index_delete(wcomb *w, uint32_t i)
     }
 }
 
-/* Send an entry's lines and free it (its index slot is islot). */
-static void send_entry(wcomb *w, entry *e, uint32_t islot)
+/* Send an entry's lines and free it (index slot `at` points to it). */
+static void send_entry(wcomb *w, entry *e, uint32_t at)
 {
     for (uint32_t i = 0; i < e->n_lines; i++)
         w->send(w->ctx, e->sm, e->tag, &e->lines[i]);
     e->n_lines = 0;
-    index_delete(w, islot);
+    index_delete(w, at);
 }
 
 static void send_lines_keep(wcomb *w, entry *e)
@@ -116,29 +132,32 @@ static void send_lines_keep(wcomb *w, entry *e)
 
 void wcomb_end_run(wcomb *w, uint32_t cta, uint32_t warp)
 {
-    uint32_t s = find_slot(w, cta, warp);
-    if (w->index[s])
-        send_entry(w, &w->ring[w->index[s] - 1u], s);
+    uint32_t s = find_slot(w, cta, warp, hash32(cta, warp));
+    if (w->index[s].ring1)
+        send_entry(w, &w->ring[w->index[s].ring1 - 1u], s);
 }
 
 void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t tag,
                  const coal_result *r)
 {
-    uint32_t s = find_slot(w, cta, warp);
+    uint32_t h32 = hash32(cta, warp);
+    uint32_t s = find_slot(w, cta, warp, h32);
     entry *e;
-    if (w->index[s]) {
-        e = &w->ring[w->index[s] - 1u];
+    if (w->index[s].ring1) {
+        e = &w->ring[w->index[s].ring1 - 1u];
     } else {
         /* take the ring's next slot, sending the (oldest) entry living there */
         uint32_t ri = w->head;
         w->head = (w->head + 1u) % WCOMB_CAP;
         e = &w->ring[ri];
+        /* the entry after next is reused soon: start loading it */
+        __builtin_prefetch(&w->ring[(ri + 2u) % WCOMB_CAP], 1, 3);
         if (e->n_lines) {
-            send_entry(w, e, find_slot(w, e->cta, e->warp));
-            s = find_slot(w, cta, warp); /* the deletion may have moved slots */
+            send_entry(w, e, find_slot(w, e->cta, e->warp, hash32(e->cta, e->warp)));
+            s = find_slot(w, cta, warp, h32); /* the deletion may have moved slots */
         }
         *e = (entry){.cta = cta, .warp = warp};
-        w->index[s] = ri + 1u;
+        w->index[s] = (index_slot){.hash = h32, .ring1 = ri + 1u};
     }
     e->sm = sm;
     for (uint32_t i = 0; i < r->n_lines; i++) {
@@ -161,11 +180,16 @@ void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t ta
     assert(e->n_lines > 0);
 }
 
+void wcomb_prefetch(const wcomb *w, uint32_t cta, uint32_t warp)
+{
+    __builtin_prefetch(&w->index[home(hash32(cta, warp))], 1, 3);
+}
+
 void wcomb_flush_all(wcomb *w)
 {
     for (uint32_t k = 0; k < WCOMB_CAP; k++) {
         entry *e = &w->ring[(w->head + k) % WCOMB_CAP];
         if (e->n_lines)
-            send_entry(w, e, find_slot(w, e->cta, e->warp));
+            send_entry(w, e, find_slot(w, e->cta, e->warp, hash32(e->cta, e->warp)));
     }
 }

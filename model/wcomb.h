@@ -44,6 +44,8 @@ void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t ta
                  const coal_result *r);
 /* (cta, warp) issued something else: send its lines. */
 void wcomb_end_run(wcomb *w, uint32_t cta, uint32_t warp);
+/* A hint that (cta, warp) will store or end its run soon. Changes nothing. */
+void wcomb_prefetch(const wcomb *w, uint32_t cta, uint32_t warp);
 /* Send everything, oldest first (end of a kernel). */
 void wcomb_flush_all(wcomb *w);
 

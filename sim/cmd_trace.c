@@ -10,6 +10,8 @@
  *       (-o required then). A dump of an incomplete trace stays marked
  *       incomplete; a dump that fails half-way is removed (-o) or ends with an
  *       "incomplete" end line (stdout), so it is never taken for a whole trace.
+ *   trace synth --pattern NAME --instructions N -o FILE [--seed S]
+ *       a synthetic trace (sim/cmd_synth.c).
  *
  * Bad usage or input: one line on stderr, exit 2. */
 #include <errno.h>
@@ -22,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd_synth.h"
 #include "commands.h"
 #include "trace.h"
 
@@ -350,9 +353,12 @@ int cmd_trace(int argc, char **argv)
         return cmd_trace_dump(argc - 1, argv + 1);
     if (strcmp(argv[1], "check") == 0)
         return cmd_trace_check(argc - 1, argv + 1);
+    if (strcmp(argv[1], "synth") == 0)
+        return cmd_trace_synth(argc - 1, argv + 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        printf("usage: %s\n       %s\n       gpumemsim trace check TRACE NCU_CSV\n", USAGE_INFO, USAGE_DUMP);
+        printf("usage: %s\n       %s\n       gpumemsim trace check TRACE NCU_CSV\n       %s\n",
+               USAGE_INFO, USAGE_DUMP, SYNTH_USAGE);
         return 0;
     }
-    return cmd_fail("trace: unknown subcommand %s (expected info, dump or check)", argv[1]);
+    return cmd_fail("trace: unknown subcommand %s (expected info, dump, check or synth)", argv[1]);
 }

@@ -1,7 +1,19 @@
 /* replay.c - drive a gpu model with one trace, kernel by kernel.
  *
  * Kernels that the --kernel regex does not select are still read in full (so
- * a damaged trace is reported whatever the filter) but not simulated. */
+ * a damaged trace is reported whatever the filter) but not simulated.
+ *
+ * Read-ahead: inside a kernel the reader runs up to READ_AHEAD records (and
+ * READ_AHEAD_LINES announced lines: more would be pushed out of the CPU's
+ * caches before use) ahead of the model, and each memory record is announced
+ * to the model
+ * (gpu_prefetch) when it is read, so that the tag-array sets it will touch are
+ * on their way into the CPU's caches by the time it is simulated: the model is
+ * bound by memory latency, and this overlaps it. Records are still simulated
+ * one by one in trace order, so every count is the same. The read-ahead stops
+ * at any record that is not a memory record or a barrier (a kernel, its end):
+ * those are handled with nothing read beyond them, so a kernel's callback
+ * happens before a later record's error, and ev.kernel stays valid. */
 #include "replay.h"
 
 #include <regex.h>
@@ -11,6 +23,13 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef READ_AHEAD
+#define READ_AHEAD 8u          /* records at most; a power of two */
+#endif
+#ifndef READ_AHEAD_LINES
+#define READ_AHEAD_LINES 64u    /* lines announced at most: 2 gathers, or 8 coalesced records */
+#endif
 
 typedef struct progress {
     bool on;
@@ -102,37 +121,61 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
     bool simulating = false;
     uint64_t records = 0;
     int rc = 0;
-    trace_event ev;
+    /* ring[head .. head + count) are read and not yet simulated; filling stops
+     * after a record that is neither a memory record nor a barrier */
+    _Static_assert((READ_AHEAD & (READ_AHEAD - 1u)) == 0, "READ_AHEAD is a power of two");
+    trace_event *ring = xmalloc(READ_AHEAD * sizeof *ring);
+    uint32_t lines[READ_AHEAD];   /* lines each record in the ring announced */
+    uint32_t head = 0, count = 0, ahead_lines = 0;
+    bool more = true;     /* the reader has not ended or failed */
+    bool body = false;    /* the last record read was a memory record or a barrier */
     for (;;) {
-        int got = trace_reader_next(r, &ev, err);
-        if (got < 0) {
-            rc = -1;
-            break;
+        while (more && count < READ_AHEAD && (count == 0 || body) &&
+               ahead_lines < READ_AHEAD_LINES) {
+            uint32_t at = (head + count) & (READ_AHEAD - 1u);
+            trace_event *slot = &ring[at];
+            int got = trace_reader_next(r, slot, err);
+            if (got <= 0) {
+                more = false;
+                if (got < 0)
+                    rc = -1;
+                break;
+            }
+            body = slot->type == TRACE_EV_MEM || slot->type == TRACE_EV_BARRIER;
+            lines[at] = slot->type == TRACE_EV_MEM && simulating ? gpu_prefetch(g, &slot->mem) : 0;
+            ahead_lines += lines[at];
+            count++;
         }
-        if (got == 0)
+        /* a read error stops at once: the records still in the ring are
+         * memory records and barriers, whose simulation no one would see */
+        if (rc != 0 || count == 0)
             break;
-        switch (ev.type) {
+        const trace_event *ev = &ring[head];
+        ahead_lines -= lines[head];
+        head = (head + 1u) & (READ_AHEAD - 1u);
+        count--;
+        switch (ev->type) {
         case TRACE_EV_KERNEL:
-            simulating = !have_re || regexec(&re, ev.kernel->demangled, 0, NULL, 0) == 0 ||
-                         regexec(&re, ev.kernel->name, 0, NULL, 0) == 0;
-            if (simulating && gpu_kernel_begin(g, ev.kernel, sm_count, err) != 0) {
-                err_prefix(err, "%s: kernel %u (%s)", path, ev.kernel->launch, ev.kernel->demangled);
+            simulating = !have_re || regexec(&re, ev->kernel->demangled, 0, NULL, 0) == 0 ||
+                         regexec(&re, ev->kernel->name, 0, NULL, 0) == 0;
+            if (simulating && gpu_kernel_begin(g, ev->kernel, sm_count, err) != 0) {
+                err_prefix(err, "%s: kernel %u (%s)", path, ev->kernel->launch, ev->kernel->demangled);
                 rc = -1;
             }
             break;
         case TRACE_EV_MEM:
             if (simulating)
-                gpu_mem(g, &ev.mem);
+                gpu_mem(g, &ev->mem);
             if ((++records & 0xffff) == 0 && prog.on)
-                progress_show(&prog, r, ev.kernel, records);
+                progress_show(&prog, r, ev->kernel, records);
             break;
         case TRACE_EV_BARRIER:
             if (simulating)
-                gpu_barrier(g, &ev.barrier);
+                gpu_barrier(g, &ev->barrier);
             break;
         case TRACE_EV_KERNEL_END:
             if (simulating) {
-                replay_kernel_result res = {.trace_path = path, .kernel = ev.kernel};
+                replay_kernel_result res = {.trace_path = path, .kernel = ev->kernel};
                 gpu_kernel_end(g, &res.totals);
                 res.pcs = gpu_pc_breakdown(g, &res.n_pcs);
                 res.info = *gpu_kernel_info_get(g);
@@ -147,6 +190,7 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
         if (rc != 0)
             break;
     }
+    free(ring);
     progress_done(&prog);
     const char *reason = NULL;
     if (rc == 0 && trace_reader_incomplete(r, &reason))

@@ -1,0 +1,244 @@
+/* test_fastpath.c - the speed-ups of docs/performance.md give exactly the
+ * results of the general code they bypass: coal_affine against coal_run,
+ * smem_cost_affine against smem_cost_chunks, the shift-folded XOR set index
+ * against a fold one group at a time, and a replay with read-ahead and
+ * prefetch hints against records fed to the model one by one. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "cfg.h"
+#include "coal.h"
+#include "gpu.h"
+#include "replay.h"
+#include "smem.h"
+#include "suites.h"
+#include "test_util.h"
+
+/* xorshift64: a fixed sequence, so a failure can be reproduced */
+static uint64_t next_rand(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void chunks_of(coal_chunk *c, uint64_t a0, uint64_t stride, uint32_t size, uint32_t n)
+{
+    for (uint32_t l = 0; l < n; l++) {
+        c[l].addr = a0 + (uint64_t)l * stride;
+        c[l].bytes = (uint8_t)size;
+        c[l].lane = (uint8_t)(l % 32u);
+    }
+}
+
+static void assert_same_result(const coal_result *a, const coal_result *b, uint64_t a0,
+                               uint64_t stride, uint32_t size)
+{
+    ck_assert_msg(a->n_lines == b->n_lines && a->n_sectors == b->n_sectors,
+                  "a0 0x%llx stride %llu size %u: %u lines %u sectors, expected %u and %u",
+                  (unsigned long long)a0, (unsigned long long)stride, size, a->n_lines,
+                  a->n_sectors, b->n_lines, b->n_sectors);
+    for (uint32_t i = 0; i < a->n_lines; i++) {
+        ck_assert_uint_eq(a->lines[i].line, b->lines[i].line);
+        ck_assert_uint_eq(a->lines[i].sector_mask, b->lines[i].sector_mask);
+        for (uint32_t s = 0; s < COAL_MAX_SECTORS_PER_LINE; s++)
+            ck_assert_msg(a->lines[i].byte_mask[s] == b->lines[i].byte_mask[s],
+                          "a0 0x%llx stride %llu size %u line %u sector %u: 0x%x, expected 0x%x",
+                          (unsigned long long)a0, (unsigned long long)stride, size, i, s,
+                          a->lines[i].byte_mask[s], b->lines[i].byte_mask[s]);
+    }
+}
+
+START_TEST(coal_affine_equals_coal_run)
+{
+    coal_geom g;
+    coal_geom_init(&g, 128, 32);
+    static const uint64_t strides[] = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 4096, (uint64_t)1 << 40};
+    static const uint32_t sizes[] = {1, 2, 4, 8, 16};
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    coal_chunk ch[COAL_MAX_CHUNKS];
+    static coal_result fast, slow;
+    int compared = 0;
+    for (int rep = 0; rep < 400; rep++) {
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            for (size_t di = 0; di < sizeof strides / sizeof strides[0]; di++) {
+                uint32_t size = sizes[si];
+                uint64_t stride = strides[di];
+                uint32_t n = rep % 4 == 0 ? 32u : 1u + (uint32_t)(next_rand(&seed) % 32u);
+                uint64_t a0 = next_rand(&seed) % ((uint64_t)1 << 48) & ~(uint64_t)(size - 1u);
+                if (rep % 3 == 0)
+                    a0 &= ~(uint64_t)127; /* line-aligned starts too */
+                bool ok = coal_affine(&g, a0, stride, size, n, &fast);
+                if (stride != 0 && stride < size) {
+                    ck_assert(!ok); /* lanes would overlap: not this path's case */
+                    continue;
+                }
+                ck_assert_msg(ok, "stride %llu size %u refused", (unsigned long long)stride, size);
+                chunks_of(ch, a0, stride, size, n);
+                coal_run(&g, ch, n, &slow);
+                assert_same_result(&fast, &slow, a0, stride, size);
+                compared++;
+            }
+        }
+    }
+    ck_assert_int_eq(compared, 20000); /* 400 x (60 - 10 overlapping) */
+    /* refused: a stride not a power of two, a misaligned start, an end past 2^64 */
+    ck_assert(!coal_affine(&g, 0, 12, 4, 32, &fast));
+    ck_assert(!coal_affine(&g, 2, 4, 4, 32, &fast));
+    ck_assert(!coal_affine(&g, UINT64_MAX - 63, 4, 4, 32, &fast));
+}
+END_TEST
+
+START_TEST(smem_cost_affine_equals_smem_cost_chunks)
+{
+    /* H200 (32 x 4-byte banks), and a 16-bank variant; Kepler's 8-byte banks
+     * in 4-byte mode are refused (two words share a bank entry) */
+    static const uint32_t geoms[][3] = {{32, 4, 4}, {16, 4, 4}, {32, 8, 8}};
+    static const uint64_t strides[] = {0, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+    static const uint32_t sizes[] = {1, 2, 4, 8, 16};
+    uint64_t seed = 12345;
+    coal_chunk ch[32];
+    int compared = 0;
+    for (size_t gi = 0; gi < sizeof geoms / sizeof geoms[0]; gi++) {
+        smem_geom g;
+        smem_geom_init(&g, geoms[gi][0], geoms[gi][1], geoms[gi][2]);
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            for (size_t di = 0; di < sizeof strides / sizeof strides[0]; di++) {
+                for (int merged = 0; merged < 2; merged++) {
+                    for (int rep = 0; rep < 20; rep++) {
+                        uint32_t size = sizes[si];
+                        uint64_t stride = strides[di];
+                        uint64_t a0 = (next_rand(&seed) % 65536u) & ~(uint64_t)(size - 1u);
+                        uint32_t lpp = smem_lanes_per_phase(&g, size, merged);
+                        smem_cost fast;
+                        if (!smem_cost_affine(&g, a0, stride, size, lpp, &fast)) {
+                            ck_assert(stride != 0 && (stride < size || stride < g.mode_bytes));
+                            continue;
+                        }
+                        chunks_of(ch, a0, stride, size, 32);
+                        smem_cost slow = smem_cost_chunks(&g, ch, 32, lpp, false);
+                        ck_assert_msg(fast.wavefronts == slow.wavefronts && fast.ideal == slow.ideal,
+                                      "banks %u x %u, stride %llu size %u a0 %llu lpp %u: %u/%u, "
+                                      "expected %u/%u", g.banks, g.bank_bytes,
+                                      (unsigned long long)stride, size, (unsigned long long)a0, lpp,
+                                      fast.wavefronts, fast.ideal, slow.wavefronts, slow.ideal);
+                        compared++;
+                    }
+                }
+            }
+        }
+    }
+    ck_assert_int_gt(compared, 1500);
+    smem_geom kepler;
+    smem_geom_init(&kepler, 32, 8, 4);
+    smem_cost c;
+    ck_assert(!smem_cost_affine(&kepler, 0, 4, 4, 32, &c));
+}
+END_TEST
+
+static uint32_t fold_by_group(uint64_t line, uint32_t bits)
+{
+    uint64_t mask = ((uint64_t)1 << bits) - 1u, r = 0;
+    for (; line; line >>= bits)
+        r ^= line & mask;
+    return (uint32_t)r;
+}
+
+START_TEST(xor_set_index_equals_group_fold)
+{
+    uint64_t seed = 777;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t line = next_rand(&seed) >> (i % 64);
+        uint32_t bits = 1u + (uint32_t)(i % 20);
+        ck_assert_uint_eq(cache_set_hash(CFG_INDEX_XOR, line, bits), fold_by_group(line, bits));
+    }
+    ck_assert_uint_eq(cache_set_hash(CFG_INDEX_XOR, UINT64_MAX, 5), fold_by_group(UINT64_MAX, 5));
+}
+END_TEST
+
+/* ---- read-ahead and prefetch hints change no count ---------------------------- */
+
+typedef struct totals {
+    int n;
+    stats s[64];
+} totals;
+
+static int keep(void *ctx, const replay_kernel_result *r, err_info *err)
+{
+    (void)err;
+    totals *t = ctx;
+    ck_assert_int_lt(t->n, 64);
+    t->s[t->n++] = r->totals;
+    return 0;
+}
+
+/* The same trace through replay_trace (read-ahead, gpu_prefetch) and through a
+ * plain loop of gpu_mem with no hints. */
+static void replay_both_ways(const char *path, const char *config)
+{
+    cfg_gpu cfg;
+    err_info err = {{0}};
+    ck_assert_msg(cfg_load(config, &cfg, &err) == 0, "%s", err.msg);
+    static totals fast, slow;
+    fast.n = slow.n = 0;
+    replay_options opt = {0};
+    ck_assert_msg(replay_trace(path, &cfg, &opt, keep, &fast, &err) == 0, "%s", err.msg);
+
+    trace_reader *r = trace_reader_open(path, NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    const char *smc = trace_meta_get(trace_reader_meta(r), "sm_count");
+    uint32_t sm_count = smc ? (uint32_t)strtoul(smc, NULL, 10) : 0;
+    gpu *g = gpu_create(&cfg);
+    trace_event ev;
+    int rc;
+    while ((rc = trace_reader_next(r, &ev, &err)) == 1) {
+        if (ev.type == TRACE_EV_KERNEL)
+            ck_assert_msg(gpu_kernel_begin(g, ev.kernel, sm_count, &err) == 0, "%s", err.msg);
+        else if (ev.type == TRACE_EV_MEM)
+            gpu_mem(g, &ev.mem);
+        else if (ev.type == TRACE_EV_BARRIER)
+            gpu_barrier(g, &ev.barrier);
+        else if (ev.type == TRACE_EV_KERNEL_END)
+            gpu_kernel_end(g, &slow.s[slow.n++]);
+    }
+    ck_assert_msg(rc == 0, "%s", err.msg);
+    gpu_destroy(g);
+    trace_reader_close(r);
+
+    ck_assert_int_eq(fast.n, slow.n);
+    for (int k = 0; k < fast.n; k++)
+        for (int i = 0; i < STAT_COUNT; i++)
+            ck_assert_msg(fast.s[k].v[i] == slow.s[k].v[i], "%s, %s: kernel %d: %s %llu, expected %llu",
+                          path, config, k, stat_name((stat_id)i),
+                          (unsigned long long)fast.s[k].v[i], (unsigned long long)slow.s[k].v[i]);
+}
+
+START_TEST(read_ahead_changes_no_count)
+{
+    static const char *const traces[] = {"traces/h200/matrixMul_tiled16.trace",
+                                         "traces/h200/atomic_same.trace",
+                                         "traces/h200/local_array.trace",
+                                         "traces/h200/transpose_shared.trace"};
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        replay_both_ways(traces[i], "configs/h200.ini");
+        replay_both_ways(traces[i], "configs/k20c.ini");
+    }
+}
+END_TEST
+
+Suite *fastpath_suite(void)
+{
+    Suite *s = suite_create("fastpath");
+    TCase *tc = tcase_create("fastpath");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, coal_affine_equals_coal_run);
+    tcase_add_test(tc, smem_cost_affine_equals_smem_cost_chunks);
+    tcase_add_test(tc, xor_set_index_equals_group_fold);
+    tcase_add_test(tc, read_ahead_changes_no_count);
+    suite_add_tcase(s, tc);
+    return s;
+}
