@@ -719,7 +719,7 @@ uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
     if (!g->in_kernel)
         return 0;
     wcomb_prefetch(g->wc, m->cta, m->warp);
-    if (m->space != TRACE_SPACE_GLOBAL)
+    if (m->space != TRACE_SPACE_GLOBAL || m->active_mask == 0)
         return 0; /* shared: no tags; local: a few lines of the warp's own region */
     uint32_t sm = sm_of(g, m->cta, m->sm);
     uint64_t last = UINT64_MAX;
