@@ -4,18 +4,16 @@
  * Not on the hot path: one record at a time, for people. The decisions that
  * gpu.c makes before calling the coalescer and the bank model (which lanes
  * form chunks, whether a shared load merges its phases, which accesses have
- * a data stage, the interleaved local layout) are repeated here; the unit
- * tests replay the same records through gpu.c and check that every count
- * agrees. */
+ * a data stage) are repeated here, the interleaved local layout is shared
+ * (local_layout.h); the unit tests replay the same records through gpu.c and
+ * check that every count agrees. */
 #include "explain.h"
+#include "local_layout.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-/* As gpu.c: a thread's local window is 2^24 bytes (larger offsets wrap) and
- * word k of lane l lies at k * 128 + l * 4 in the warp's region. */
-#define LOCAL_WINDOW_MASK (((uint64_t)1 << 24) - 1u)
 
 void explain_geom_init(explain_geom *g, const cfg_gpu *c)
 {
@@ -42,28 +40,6 @@ static uint32_t lane_chunks(const trace_mem *m, coal_chunk *c)
         c[n].lane = (uint8_t)l;
         n++;
     }
-    return n;
-}
-
-/* Word-major chunks of the interleaved local layout (gpu.c do_local), relative
- * to the warp's region. Returns the chunk count; *words gets words per lane. */
-static uint32_t local_chunks(const trace_mem *m, coal_chunk *c, uint32_t *words)
-{
-    uint32_t w = m->size_bytes >= 4 ? m->size_bytes / 4u : 1u;
-    uint8_t word_bytes = m->size_bytes >= 4 ? 4 : m->size_bytes;
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < w; k++) {
-        for (uint32_t l = 0; l < TRACE_WARP_LANES; l++) {
-            if (!(m->active_mask & (1u << l)))
-                continue;
-            uint64_t off = (m->addr[l] + 4u * k) & LOCAL_WINDOW_MASK;
-            c[n].addr = (off >> 2) * 128u + l * 4u + (off & 3u);
-            c[n].bytes = word_bytes;
-            c[n].lane = (uint8_t)l;
-            n++;
-        }
-    }
-    *words = w;
     return n;
 }
 
@@ -186,7 +162,7 @@ void explain_mem(const explain_geom *g, const trace_mem *m, explain_result *out)
         }
         break;
     case TRACE_SPACE_LOCAL:
-        n = local_chunks(m, chunks, &out->local_words);
+        n = local_layout_chunks(m, 0, chunks, &out->local_words); /* relative to the warp's region */
         for (uint32_t i = 0; i < n && i < out->active_lanes; i++)
             out->lanes[chunks[i].lane].coal_addr = chunks[i].addr; /* word 0 of each lane */
         coal_run(&g->coal, chunks, n, &out->coal);

@@ -15,7 +15,7 @@
  *  - Local memory: addresses are offsets in the thread's window (2^24 bytes;
  *    larger offsets wrap). They map to a private physical region above
  *    bit 60, interleaved at 4-byte words across the lanes of a warp:
- *    LOCAL_BASE + gwarp * 2^29 + (off / 4) * 128 + lane * 4 + off % 4, with
+ *    LOCAL_BASE + gwarp * 2^29 + (off / 4) * 128 + lane * 4 + off % 4 (local_layout.h), with
  *    gwarp = cta * warps_per_cta + warp (mod 2^31). Local loads are always
  *    cached; local stores always update L1 (Kepler's L1 is write-back for
  *    local memory) and write through to L2. Their data-stage wavefronts are
@@ -53,14 +53,11 @@
 #include "coal.h"
 #include "l1.h"
 #include "l2.h"
+#include "local_layout.h"
 #include "smem.h"
 #include "wcomb.h"
 
 #define GPU_MAX_PCS 65536u
-#define LOCAL_BASE ((uint64_t)1 << 60)
-#define LOCAL_WINDOW_SHIFT 24u                    /* bytes of one thread's local window */
-#define LOCAL_WARP_SHIFT (LOCAL_WINDOW_SHIFT + 5u) /* 32 interleaved windows per warp */
-#define LOCAL_WARP_MASK (((uint64_t)1 << 31) - 1u) /* keeps the region below bit 61 */
 struct gpu {
     cfg_gpu cfg;
     coal_geom geom;
@@ -641,25 +638,8 @@ static void do_global(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
 
 static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
 {
-    uint64_t gwarp = ((uint64_t)m->cta * g->warps_per_cta + m->warp) & LOCAL_WARP_MASK;
-    uint64_t base = LOCAL_BASE + (gwarp << LOCAL_WARP_SHIFT);
-    const uint64_t window_mask = ((uint64_t)1 << LOCAL_WINDOW_SHIFT) - 1u;
-    uint32_t words = m->size_bytes >= 4 ? m->size_bytes / 4u : 1u;
-    uint8_t word_bytes = m->size_bytes >= 4 ? 4 : m->size_bytes;
-    uint32_t n = 0;
-    /* word-major: the chunks of word k of every lane are contiguous, in lane order */
-    for (uint32_t k = 0; k < words; k++) {
-        uint32_t mask = m->active_mask;
-        while (mask) {
-            uint32_t l = (uint32_t)__builtin_ctz(mask);
-            mask &= mask - 1u;
-            uint64_t off = (m->addr[l] + 4u * k) & window_mask;
-            g->chunks[n].addr = base + (off >> 2) * 128u + l * 4u + (off & 3u);
-            g->chunks[n].bytes = word_bytes;
-            g->chunks[n].lane = (uint8_t)l;
-            n++;
-        }
-    }
+    uint32_t words;
+    uint32_t n = local_layout_chunks(m, local_layout_base(m->cta, g->warps_per_cta, m->warp), g->chunks, &words);
     uint32_t per_word = n / words;
     coal_run(&g->geom, g->chunks, n, &g->res);
     s->v[STAT_SRC_L2_THEO_SECT_LOCAL] += g->res.n_sectors;
@@ -680,7 +660,7 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     s->v[STAT_L1_SECT_LOCAL_LD_HIT] += hits;
     s->v[STAT_L1_SECT_LOCAL_LD_MISS] += misses;
     s->v[STAT_L1_M_READ_SECTORS] += misses;
-    uint32_t lpp = smem_lanes_per_phase(&g->banks, word_bytes, false);
+    uint32_t lpp = smem_lanes_per_phase(&g->banks, g->chunks[0].bytes, false);
     for (uint32_t k = 0; k < words; k++) {
         smem_cost c = smem_cost_chunks(&g->banks, g->chunks + k * per_word, per_word, lpp, false);
         s->v[STAT_L1_DATA_WF_GLOBAL_LD] += c.wavefronts;
