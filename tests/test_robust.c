@@ -23,6 +23,7 @@
 #include "cfg.h"
 #include "gpu.h"
 #include "ncu_csv.h"
+#include "replay.h"
 #include "suites.h"
 #include "test_util.h"
 #include "trace.h"
@@ -649,6 +650,58 @@ START_TEST(ncu_csv_record_of_too_many_fields_is_refused)
 }
 END_TEST
 
+/* ---- messages stay one line ------------------------------------------------------ */
+
+/* fuzz_trace_binary found this: a kernel name with a newline (the reader
+ * allows any byte but NUL) went raw into the model's refusal, and the
+ * program printed one error as two lines. err_set now escapes control bytes. */
+START_TEST(model_message_quoting_a_name_with_a_newline_stays_one_line)
+{
+    cfg_gpu c;
+    test_cfg_h200(&c);
+    gpu *g = gpu_create(&c);
+    trace_kernel k;
+    test_kernel(&k, "a\nb\tc\x01", 1, 1024);
+    k.regs_per_thread = 255;
+    err_info err;
+    err_clear(&err);
+    ck_assert_int_eq(gpu_kernel_begin(g, &k, 0, &err), -1);
+    ck_assert_msg_is(err.msg, "kernel a\\nb\\tc\\x01: a CTA needs 261120 registers (255 per thread "
+                              "x 1024 threads), an SM has 65536");
+    gpu_destroy(g);
+
+    /* and through the replay, which puts the path and the name in front */
+    const char *p = tpath("newline.txt");
+    const char *t = "gpumemsim-trace 1\n"
+                    "kernel launch=0 grid=1,1,1 block=1024,1,1 name=\"a\\nb\" demangled=\"a\\nb\" "
+                    "smem_static=0 smem_dynamic=0 regs=255 local=0\n"
+                    "end kernel mem=0 bar=0\nend trace kernels=1 complete\n";
+    write_bytes(p, t, strlen(t));
+    err_clear(&err);
+    ck_assert_int_eq(replay_trace(p, &c, NULL, NULL, NULL, &err), -1);
+    ck_assert_msg_is(err.msg, "%s: kernel 0 (a\\nb): kernel a\\nb: a CTA needs 261120 registers (255 "
+                              "per thread x 1024 threads), an SM has 65536", p);
+}
+END_TEST
+
+START_TEST(a_message_cut_to_fit_stays_one_line)
+{
+    /* a long name of newlines: each becomes two characters, the message is
+     * cut at ERR_MSG_BYTES and still ends in a NUL, with no raw newline */
+    char name[2000];
+    memset(name, '\n', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    err_info err;
+    err_set(&err, "kernel %s: refused", name);
+    ck_assert(strchr(err.msg, '\n') == NULL);
+    ck_assert_uint_lt(strlen(err.msg), ERR_MSG_BYTES);
+    ck_assert(strncmp(err.msg, "kernel \\n\\n", 11) == 0);
+    err_prefix(&err, "x\ty");
+    ck_assert(strncmp(err.msg, "x\\ty: kernel \\n", 15) == 0);
+    ck_assert(strchr(err.msg, '\n') == NULL);
+}
+END_TEST
+
 Suite *robust_suite(void)
 {
     Suite *s = suite_create("robust");
@@ -677,5 +730,11 @@ Suite *robust_suite(void)
     tcase_add_test(tc, ncu_csv_line_without_end_is_refused_at_its_limit);
     tcase_add_test(tc, ncu_csv_record_of_too_many_fields_is_refused);
     suite_add_tcase(s, tc);
+    TCase *msg = tcase_create("one line");
+    tcase_add_checked_fixture(msg, make_tmp_dir, remove_tmp_dir);
+    tcase_set_timeout(msg, 120);
+    tcase_add_test(msg, model_message_quoting_a_name_with_a_newline_stays_one_line);
+    tcase_add_test(msg, a_message_cut_to_fit_stays_one_line);
+    suite_add_tcase(s, msg);
     return s;
 }
