@@ -441,6 +441,31 @@ START_TEST(text_grid_and_block_claims_are_refused)
 }
 END_TEST
 
+START_TEST(text_lanes_beyond_a_warp_are_refused)
+{
+    /* a record that lists 33 addresses: a warp has 32 lanes, the mask 32 bits */
+    char t[2048];
+    int n = sprintf(t, "gpumemsim-trace 1\n"
+                       "kernel launch=0 grid=1,1,1 block=32,1,1 name=\"k\" demangled=\"k\" "
+                       "smem_static=0 smem_dynamic=0 regs=16 local=0\n"
+                       "ld global 4 cta=0 warp=0 pc=0x10 mask=0xffffffff addrs=0x0");
+    for (int i = 1; i < 33; i++)
+        n += sprintf(t + n, ",0x%x", 4 * i);
+    sprintf(t + n, "\nend kernel mem=1 bar=0\nend trace kernels=1 complete\n");
+    const char *p = tpath("lanes.txt");
+    write_bytes(p, t, strlen(t));
+    ck_assert_msg_is(read_error(p), "%s:3: addrs lists more than 32 addresses", p);
+    /* and a mask of more than 32 bits */
+    sprintf(t, "gpumemsim-trace 1\n"
+               "kernel launch=0 grid=1,1,1 block=32,1,1 name=\"k\" demangled=\"k\" "
+               "smem_static=0 smem_dynamic=0 regs=16 local=0\n"
+               "ld global 4 cta=0 warp=0 pc=0x10 mask=0x1ffffffff base=0x0 stride=4\n");
+    write_bytes(p, t, strlen(t));
+    ck_assert_msg_is(read_error(p), "%s:3: mask: 0x1ffffffff is out of range (expected at most "
+                                    "4294967295)", p);
+}
+END_TEST
+
 START_TEST(text_string_over_64_kib_is_refused)
 {
     size_t n = 100000;
@@ -722,6 +747,7 @@ Suite *robust_suite(void)
     tcase_add_test(tc, endless_device_is_refused_as_a_trace_and_as_a_config);
     tcase_add_test(tc, text_line_longer_than_its_limit_is_refused);
     tcase_add_test(tc, text_grid_and_block_claims_are_refused);
+    tcase_add_test(tc, text_lanes_beyond_a_warp_are_refused);
     tcase_add_test(tc, text_string_over_64_kib_is_refused);
     tcase_add_test(tc, config_huge_sizes_are_refused_by_key);
     tcase_add_test(tc, config_caches_beyond_the_memory_bound_are_refused);
