@@ -2,8 +2,9 @@
 #
 #   make              build/gpumemsim and build/libgpumemsim.a
 #   make check        unit tests (Check), golden end-to-end tests and the validation of the
-#                     committed H200 suite, then the unit tests again under ASan+UBSan
-#   make check-valgrind   the unit tests under valgrind
+#                     committed H200 suite, then the unit tests again under ASan+UBSan, then
+#                     each fuzz harness for 10 s and its regression inputs (check-fuzz)
+#   make check-valgrind   the unit tests under valgrind: no errors, no leaks
 #   make capture      the CUDA capture tool (needs nvcc and the Compute Sanitizer headers)
 #   make validate     regenerate docs/validation.md from the committed suite
 #   make bench        throughput benchmark (docs/performance.md)
@@ -59,7 +60,7 @@ LIB  := $(BUILD)/libgpumemsim.a
 BIN  := $(BUILD)/gpumemsim
 TESTBIN := $(BUILD)/tests/run-tests
 
-.PHONY: all check check-unit check-asan check-golden check-validate check-explain check-valgrind \
+.PHONY: all check check-unit check-asan check-golden check-validate check-explain check-valgrind check-fuzz \
         capture validate bench fuzz clean
 all: $(BIN)
 
@@ -88,7 +89,7 @@ $(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB)
 	$(Q)$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
 
 # ---- tests -------------------------------------------------------------------
-check: check-unit check-golden check-validate check-explain check-asan
+check: check-unit check-golden check-validate check-explain check-asan check-fuzz
 
 check-unit: $(TESTBIN) $(BIN)
 	CK_FORK=yes $(TESTBIN)
@@ -110,9 +111,18 @@ check-asan:
 	    build/asan/tests/run-tests
 	tests/golden/run.sh build/asan/gpumemsim
 
-check-valgrind: $(TESTBIN)
+# One process (CK_FORK=no), so that valgrind sees every test to its exit: any
+# error, any leaked block (still-reachable ones too) or file descriptor fails.
+check-valgrind: $(TESTBIN) $(BIN)
+	@command -v valgrind >/dev/null 2>&1 || { echo "check-valgrind: valgrind not found (apt-get install valgrind)"; exit 2; }
+	@rm -f $(BUILD)/valgrind.log
 	CK_FORK=no valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=all \
-	    --show-leak-kinds=all -q $(TESTBIN)
+	    --show-leak-kinds=all --track-fds=yes -q --log-file=$(BUILD)/valgrind.log $(TESTBIN) \
+	    || { cat $(BUILD)/valgrind.log; exit 1; }
+	@awk '/Open (file descriptor|AF_)/ { fd = $$0; getline; \
+	      if ($$0 !~ /inherited from parent/) { print "check-valgrind: leaked:" fd; bad = 1 } } \
+	      END { exit bad }' $(BUILD)/valgrind.log || { cat $(BUILD)/valgrind.log; exit 1; }
+	@echo "check-valgrind: no errors, no leaked memory, no leaked file descriptors ($(BUILD)/valgrind.log)"
 
 # ---- capture tool (CUDA) -------------------------------------------------------
 capture:
@@ -125,8 +135,13 @@ validate: $(BIN)
 bench: $(BIN)
 	@if [ -f bench/run.sh ]; then bench/run.sh $(BIN); else echo "bench: not yet"; fi
 
-fuzz:
-	@if [ -f fuzz/Makefile ]; then $(MAKE) --no-print-directory -C fuzz run FUZZ_SECONDS=$(FUZZ_SECONDS); else echo "fuzz: not yet"; fi
+fuzz: $(BIN)
+	@$(MAKE) --no-print-directory -C fuzz run SANITIZE=address,undefined
+
+# each harness 10 s and every regression input (docs/robustness.md); one line
+# and success when clang or libFuzzer is missing
+check-fuzz: $(BIN)
+	@$(MAKE) --no-print-directory -C fuzz check SANITIZE=address,undefined
 
 clean:
 	rm -rf build

@@ -7,7 +7,8 @@
 set -eu
 cd "$(dirname "$0")"
 
-PACKAGES="make gcc libc6-dev pkg-config check libinih-dev libzstd-dev"
+# clang and libclang-rt-dev: the fuzz harnesses (make check-fuzz, part of make check)
+PACKAGES="make gcc libc6-dev pkg-config check libinih-dev libzstd-dev clang libclang-rt-dev"
 
 missing=""
 for p in $PACKAGES; do

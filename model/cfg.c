@@ -27,9 +27,23 @@
 
 #include <ini.h>
 
+#include "cache.h"
+#include "coal.h"
+
 /* A config is a few KiB; this only stops a wrong path (a trace, a device)
  * from being read to its end. */
 #define CFG_FILE_MAX_BYTES (1u << 20)
+
+/* What the model's tag arrays can hold (cache.h, coal.h): a 32-bit byte mask
+ * per sector, and CACHE_MAX_SECTORS sector bits per line. */
+#define CFG_MAX_SECTOR_BYTES 32u
+#define CFG_MAX_SECTORS_PER_LINE \
+    (CACHE_MAX_SECTORS < COAL_MAX_SECTORS_PER_LINE ? CACHE_MAX_SECTORS : COAL_MAX_SECTORS_PER_LINE)
+/* Tag-array lines of all L1s together, and of the L2: each line costs the
+ * model about 45 bytes, so these keep its state below ~400 MB per level
+ * whatever the config claims (the H200: 270,336 L1 and 491,520 L2 lines). */
+#define CFG_MAX_L1_LINES_TOTAL (1u << 23)
+#define CFG_MAX_L2_LINES (1u << 23)
 
 /* compute_capability bounds: major 1..99, minor 0..9 */
 #define CFG_CC_MAJOR_MAX 99u
@@ -623,6 +637,16 @@ static int check_line_sector(const cfg_gpu *c, const cfg_origin *o, err_info *er
                         ") per line (the model keeps a sector mask per line), got %" PRIu32
                         " sectors",
                         level, sector, per_line);
+    if (sector > CFG_MAX_SECTOR_BYTES)
+        return key_fail(err, o, sector_id,
+                        "expected at most %u (the model keeps a 32-bit byte mask per sector), "
+                        "got %" PRIu32, CFG_MAX_SECTOR_BYTES, sector);
+    if (per_line > CFG_MAX_SECTORS_PER_LINE)
+        return key_fail(err, o, line_id,
+                        "expected at most %u sectors of %s.sector_bytes (%" PRIu32
+                        ") per line (the model's tag arrays keep %u sector bits per line), got %"
+                        PRIu32 " sectors",
+                        CFG_MAX_SECTORS_PER_LINE, level, sector, CFG_MAX_SECTORS_PER_LINE, per_line);
     return 0;
 }
 
@@ -667,6 +691,14 @@ static int check_l1_and_shared(const cfg_gpu *c, const cfg_origin *o, err_info *
                             " sets: the %" PRIu32 " KiB carveout leaves %" PRIu32 " KiB",
                             way_bytes, c->l1_sets, kib, c->l1_unified_kib - kib);
     }
+    uint64_t l1_lines = (uint64_t)c->sm_count * c->l1_unified_kib * 1024u / c->l1_line_bytes;
+    if (l1_lines > CFG_MAX_L1_LINES_TOTAL)
+        return key_fail(err, o, KEY_l1_unified_kib,
+                        "expected gpu.sm_count * l1.unified_kib KiB / l1.line_bytes = %" PRIu32
+                        " * %" PRIu32 " KiB / %" PRIu32 " to be at most %u tag lines (the "
+                        "model's memory bound), got %" PRIu64,
+                        c->sm_count, c->l1_unified_kib, c->l1_line_bytes, CFG_MAX_L1_LINES_TOTAL,
+                        l1_lines);
     uint32_t largest = c->carveout_kib[c->n_carveouts - 1];
     if (c->smem_reserved_per_cta_bytes > (uint64_t)largest * 1024)
         return key_fail(err, o, KEY_shared_reserved_per_cta_bytes,
@@ -695,6 +727,22 @@ static int check_l2(const cfg_gpu *c, const cfg_origin *o, err_info *err)
                         " * %" PRIu32 " * %" PRIu32 " * %" PRIu32 " = %" PRIu64 ", got %" PRIu64,
                         c->l2_slices, c->l2_sets_per_slice, c->l2_ways, c->l2_line_bytes, product,
                         c->l2_size_bytes);
+    if (c->l2_size_bytes / c->l2_line_bytes > CFG_MAX_L2_LINES)
+        return key_fail(err, o, KEY_l2_size_bytes,
+                        "expected at most %u lines of l2.line_bytes (%" PRIu32 ") = %" PRIu64
+                        " bytes (the model's memory bound), got %" PRIu64, CFG_MAX_L2_LINES,
+                        c->l2_line_bytes, (uint64_t)CFG_MAX_L2_LINES * c->l2_line_bytes,
+                        c->l2_size_bytes);
+    /* the model moves whole lines and sectors between L1 and L2 */
+    if (c->l2_line_bytes != c->l1_line_bytes)
+        return key_fail(err, o, KEY_l2_line_bytes,
+                        "expected l1.line_bytes (%" PRIu32 "): the model moves whole lines "
+                        "between L1 and L2, got %" PRIu32, c->l1_line_bytes, c->l2_line_bytes);
+    if (c->l2_sector_bytes != c->l1_sector_bytes)
+        return key_fail(err, o, KEY_l2_sector_bytes,
+                        "expected l1.sector_bytes (%" PRIu32 "): the model moves whole sectors "
+                        "between L1 and L2, got %" PRIu32, c->l1_sector_bytes,
+                        c->l2_sector_bytes);
     return 0;
 }
 

@@ -1,10 +1,39 @@
-/* err.c - error messages and the allocation wrappers. */
+/* err.c - error messages (always one line) and the allocation wrappers. */
 #include "err.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Messages quote names and values read from files (a kernel's name, a CSV
+ * field, a config value), which may hold any byte. Shown as is, a newline
+ * there would make two lines of one message, so control bytes are escaped:
+ * \n, \t, \xNN; the message is cut to fit. Idempotent: backslashes stay. */
+static void one_line(char *msg)
+{
+    const unsigned char *s = (const unsigned char *)msg;
+    while (*s && *s >= 0x20 && *s != 0x7f)
+        s++;
+    if (!*s)
+        return; /* the usual case: nothing to escape */
+    char out[ERR_MSG_BYTES];
+    size_t o = (size_t)((const char *)s - msg);
+    memcpy(out, msg, o);
+    for (; *s && o + 5 < sizeof out; s++) {
+        if (*s == '\n' || *s == '\t') {
+            out[o++] = '\\';
+            out[o++] = *s == '\n' ? 'n' : 't';
+        } else if (*s < 0x20 || *s == 0x7f) {
+            snprintf(out + o, 5, "\\x%02x", *s);
+            o += 4;
+        } else {
+            out[o++] = (char)*s;
+        }
+    }
+    out[o] = '\0';
+    memcpy(msg, out, o + 1);
+}
 
 void err_set(err_info *e, const char *fmt, ...)
 {
@@ -14,6 +43,7 @@ void err_set(err_info *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
+    one_line(e->msg);
 }
 
 void err_prefix(err_info *e, const char *fmt, ...)
@@ -41,6 +71,7 @@ void err_prefix(err_info *e, const char *fmt, ...)
         m = room;
     memcpy(e->msg + n, old, m);
     e->msg[n + m] = '\0';
+    one_line(e->msg);
 }
 
 void err_clear(err_info *e)

@@ -21,6 +21,12 @@
 /* Meta keys are written bare in the text form; their length is bounded too. */
 #define TRACE_MAX_META_KEY_BYTES 256u
 
+/* The strings of one kernel's table (source file paths and SASS text) held
+ * at once. Each is at most TRACE_MAX_STRING_BYTES, but a million PCs of
+ * 64 KiB would be 64 GiB from a few KiB of zstd; real tables are ~50 bytes a
+ * PC, so this leaves room for a kernel of a million instructions. */
+#define TRACE_MAX_TABLE_BYTES ((uint64_t)64 << 20)
+
 /* Binary record tags (docs/trace-format.md). 0 is never a tag. */
 enum {
     TRACE_TAG_META = 1,
@@ -105,6 +111,7 @@ struct trace_reader {
     uint32_t files_cap, pcs_cap;
     bool has_table_counts;
     uint32_t decl_files, decl_pcs;
+    uint64_t table_bytes;      /* string bytes of the current kernel's table */
     uint64_t n_mem, n_bar;     /* records of the current kernel */
     uint32_t n_kernels;        /* kernels begun */
     bool incomplete;

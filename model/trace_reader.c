@@ -163,10 +163,24 @@ static int begin_kernel(trace_reader *r, const trace_rec *rec, err_info *err)
     r->has_table_counts = rec->has_table_counts;
     r->decl_files = rec->n_files;
     r->decl_pcs = rec->n_pcs;
+    r->table_bytes = 0;
     r->kernel_loc = r->loc;
     r->n_mem = r->n_bar = 0;
     r->n_kernels++;
     r->state = TRACE_RD_TABLE;
+    return 0;
+}
+
+/* Count a table string against TRACE_MAX_TABLE_BYTES before it is copied. */
+static int table_room(trace_reader *r, const char *what, const char *s, err_info *err)
+{
+    uint64_t n = strlen(s) + 1;
+    if (r->table_bytes + n > TRACE_MAX_TABLE_BYTES)
+        return fail_here(r, err, "%s: the table of kernel launch %" PRIu32 " holds more than %"
+                                 PRIu64 " bytes of file names and SASS text (at %" PRIu32
+                                 " files and %" PRIu32 " PCs)", what, r->kernel.launch,
+                         TRACE_MAX_TABLE_BYTES, r->kernel.n_files, r->kernel.n_pcs);
+    r->table_bytes += n;
     return 0;
 }
 
@@ -190,6 +204,8 @@ static int add_file(trace_reader *r, const trace_rec *rec, err_info *err)
                          k->launch);
     if (k->n_files >= TRACE_MAX_FILES)
         return fail_here(r, err, "more than %u source files", TRACE_MAX_FILES);
+    if (table_room(r, "file record", rec->str, err) < 0)
+        return -1;
     if (k->n_files == r->files_cap) {
         r->files_cap = r->files_cap ? 2 * r->files_cap : 8;
         k->files = xrealloc(k->files, r->files_cap * sizeof *k->files);
@@ -217,6 +233,8 @@ static int add_pc(trace_reader *r, const trace_rec *rec, err_info *err)
         return fail_here(r, err, "more than %u PC table entries", TRACE_MAX_PCS);
     if (trace_pc_check(k, &rec->pc, k->n_pcs ? &k->pcs[k->n_pcs - 1] : NULL, err) < 0)
         return fail_at(r, err);
+    if (table_room(r, "pc record", rec->pc.sass, err) < 0)
+        return -1;
     if (k->n_pcs == r->pcs_cap) {
         r->pcs_cap = r->pcs_cap ? 2 * r->pcs_cap : 16;
         k->pcs = xrealloc(k->pcs, r->pcs_cap * sizeof *k->pcs);
