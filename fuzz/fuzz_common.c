@@ -342,7 +342,22 @@ int fuzz_trace(const char *path, gpu *g, trace_format convert)
         stats s;
         gpu_kernel_end(g, &s);
     }
+    bool incomplete = rc == 0 && trace_reader_incomplete(r, NULL);
     trace_reader_close(r);
+
+    /* without allow_incomplete, a trace marked incomplete is refused by name */
+    if (incomplete) {
+        trace_reader_options strict = {.allow_incomplete = false};
+        err_clear(&err);
+        r = trace_reader_open(path, &strict, &err);
+        int got = r ? 1 : -1;
+        while (got == 1)
+            got = trace_reader_next(r, &ev, &err);
+        trace_reader_close(r);
+        fuzz_check(got < 0 && strstr(err.msg, ": incomplete trace: ") != NULL,
+                   "an incomplete trace read without allow_incomplete: %s", err.msg);
+        check_message(&err, path);
+    }
 
     /* the conversion only for traces the reader accepted: most mutated
      * inputs are refused, and the writer would be wasted on them */
