@@ -33,8 +33,25 @@ done
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 [ -x "$NCU" ] || die "ncu not found (set NCU)"
 mkdir -p "$DEST" || die "cannot create $DEST"
-METRICS=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$LIST" | paste -sd, -)
-[ -n "$METRICS" ] || die "$LIST: no metric names"
+WANTED=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' -e '/^$/d' "$LIST")
+[ -n "$WANTED" ] || die "$LIST: no metric names"
+# ncu refuses a whole run over one unknown metric: keep the names whose base
+# (before the first '.') this GPU's ncu lists, and say which were dropped.
+KNOWN=$("$NCU" --query-metrics 2>/dev/null | awk '{print $1}')
+METRICS=""
+for m in $WANTED; do
+    if [ -n "$KNOWN" ] && ! grep -qxF "${m%%.*}" <<<"$KNOWN"; then
+        echo "measure.sh: $LIST: ncu does not know '$m' on this GPU; dropped" >&2
+        continue
+    fi
+    METRICS=${METRICS:+$METRICS,}$m
+done
+if [ -z "$METRICS" ]; then
+    # not one name matched: more likely a --query-metrics format this script
+    # does not read than a list of unknown names; let ncu judge them all
+    echo "measure.sh: could not match $LIST against ncu --query-metrics; using every name" >&2
+    METRICS=$(paste -sd, - <<<"$WANTED")
+fi
 bad=0 found=0
 while read -r name prog args; do
     case $name in ''|'#'*) continue ;; esac
