@@ -10,7 +10,7 @@
  * Local memory is interleaved per thread: a warp's accesses to the same local
  * word are consecutive 4-byte words, so these accesses are coalesced.
  *
- * usage: localMemory array|spill [N]   (threads, a multiple of 128; default 2^18
+ * usage: localMemory array|spill [N [STACK]]   (threads, a multiple of 128; default 2^18
  *        for array, 264 x 128 = 33,792 for spill, whose per-thread traffic is larger) */
 #include "common.cuh"
 
@@ -19,7 +19,7 @@
 #define NLIVE 48
 #define ROUNDS 1 /* the loop runs once; the compiler does not know that */
 
-static const char *USAGE = "array|spill [N]";
+static const char *USAGE = "array|spill [N [STACK]]";
 
 __global__ void localArray(const float *in, const int *sel, float *out, int n)
 {
@@ -74,13 +74,23 @@ static unsigned int spill_reference(unsigned int x, int rounds)
 int main(int argc, char **argv)
 {
     g_prog = "localMemory";
-    if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
+    if (argc < 2 || argc > 4) usage_fail(USAGE, "expected 1 to 3 arguments");
     int spill = strcmp(argv[1], "spill") == 0;
     if (!spill && strcmp(argv[1], "array") != 0) usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     int n = spill ? 264 * BLOCK : 1 << 18;
     if (argc > 2) n = (int)parse_long(argv[2], "N", BLOCK, 1 << 24, USAGE);
     if (n % BLOCK != 0) usage_fail(USAGE, "N must be a multiple of %d", BLOCK);
     setup_device();
+    /* STACK: the per-thread stack the driver reserves (cudaLimitStackSize), which
+     * decides how far apart the warps' local frames lie in memory (findings §3). */
+    size_t stack = 0;
+    CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+    if (argc > 3) {
+        stack = (size_t)parse_long(argv[3], "STACK", 16, 1 << 20, USAGE);
+        CHECK(cudaDeviceSetLimit(cudaLimitStackSize, stack));
+        CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+    }
+    fprintf(stderr, "localMemory: stack limit %zu bytes per thread\n", stack);
 
     dim3 blk(BLOCK), grid(n / BLOCK);
     size_t bad = 0;
