@@ -3,30 +3,34 @@
  * dirty data the L2 keeps before it writes some back to DRAM during the
  * kernel (docs/findings.md §3b).
  *
- *   fillKernel   out[i] = i (coalesced, one STG.32 per thread)
+ *   fillKernel   out[i] = i (coalesced STG.32, a grid-stride loop)
  *
- * usage: fill N   (floats; a multiple of 256) */
+ * With CTAS given, only that many CTAs write (each thread many floats): one
+ * CTA writes from one SM, so from the SMs of one L2 partition.
+ *
+ * usage: fill N [CTAS]   (floats, a multiple of 256; CTAS default N / 256) */
 #include "common.cuh"
 
 #define BLOCK 256
 
-static const char *USAGE = "N";
+static const char *USAGE = "N [CTAS]";
 
 __global__ void fillKernel(float *out, int n)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = (float)i;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = (float)i;
 }
 
 int main(int argc, char **argv)
 {
     g_prog = "fill";
-    if (argc != 2) usage_fail(USAGE, "expected 1 argument");
+    if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
     int n = (int)parse_long(argv[1], "N", BLOCK, 1 << 28, USAGE);
     if (n % BLOCK != 0) usage_fail(USAGE, "N must be a multiple of %d", BLOCK);
+    int ctas = argc > 2 ? (int)parse_long(argv[2], "CTAS", 1, n / BLOCK, USAGE) : n / BLOCK;
     setup_device();
     float *d = dev_alloc<float>(n);
-    fillKernel<<<n / BLOCK, BLOCK>>>(d, n);
+    fillKernel<<<ctas, BLOCK>>>(d, n);
     CHECK_LAUNCH();
     float *h = (float *)host_alloc((size_t)n * sizeof(float));
     CHECK(cudaMemcpy(h, d, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -39,6 +43,6 @@ int main(int argc, char **argv)
     CHECK(cudaFree(d));
     free(h);
     char what[64];
-    snprintf(what, sizeof what, "fillKernel<<<%d, %d>>>", n / BLOCK, BLOCK);
+    snprintf(what, sizeof what, "fillKernel<<<%d, %d>>> n %d", ctas, BLOCK, n);
     return finish(what, bad);
 }
