@@ -1,0 +1,69 @@
+/* reread.cu - how much of a buffer the L2 still holds after one kernel,
+ * seen from the next: launch 0 reads (or writes) N floats, launch 1 reads
+ * them again. Profiled with ncu --cache-control none on launch 1 only, its
+ * L2 read hits are what launch 0 left in L2 (docs/findings.md §3b): clean
+ * data when MODE is read, dirty data when MODE is write.
+ *
+ *   readKernel   one coalesced float load per element (a store only for a
+ *                negative value: the buffer is not initialised)
+ *   readAgain    the same, launch 1
+ *   writeKernel  out[i] = i
+ *
+ * usage: reread N read|write   (floats, a multiple of 256) */
+#include "common.cuh"
+
+#define BLOCK 256
+
+static const char *USAGE = "N read|write";
+
+__global__ void readKernel(const float *a, float *sink, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = a[i];
+        if (v < 0.0f) sink[0] = v;
+    }
+}
+
+/* launch 1: the same loads under another name, so that ncu can pick it (-k) */
+__global__ void readAgain(const float *a, float *sink, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = a[i];
+        if (v < 0.0f) sink[0] = v;
+    }
+}
+
+__global__ void writeKernel(float *a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] = (float)i;
+}
+
+int main(int argc, char **argv)
+{
+    g_prog = "reread";
+    if (argc != 3) usage_fail(USAGE, "expected 2 arguments");
+    int n = (int)parse_long(argv[1], "N", BLOCK, 1 << 28, USAGE);
+    if (n % BLOCK != 0) usage_fail(USAGE, "N must be a multiple of %d", BLOCK);
+    int write = strcmp(argv[2], "write") == 0;
+    if (!write && strcmp(argv[2], "read") != 0) usage_fail(USAGE, "unknown mode '%s'", argv[2]);
+    setup_device();
+    float *d = dev_alloc<float>(n), *sink = dev_alloc<float>(1);
+    /* not initialised: a memset would leave the buffer dirty in L2 before
+     * launch 0, and the read mode is about clean data (the values do not
+     * matter; a negative one costs one 4-byte store) */
+    if (write)
+        writeKernel<<<n / BLOCK, BLOCK>>>(d, n);
+    else
+        readKernel<<<n / BLOCK, BLOCK>>>(d, sink, n);
+    CHECK_LAUNCH();
+    readAgain<<<n / BLOCK, BLOCK>>>(d, sink, n);
+    CHECK_LAUNCH();
+    CHECK(cudaFree(d));
+    CHECK(cudaFree(sink));
+    char what[64];
+    snprintf(what, sizeof what, "%s then read, n %d", write ? "write" : "read", n);
+    return finish(what, 0); /* nothing to verify: the counters are the result */
+}
