@@ -60,7 +60,7 @@ LIB  := $(BUILD)/libgpumemsim.a
 BIN  := $(BUILD)/gpumemsim
 TESTBIN := $(BUILD)/tests/run-tests
 
-.PHONY: all check check-unit check-asan check-golden check-validate check-explain check-valgrind check-fuzz \
+.PHONY: check-hygiene all check check-unit check-asan check-golden check-validate check-explain check-valgrind check-fuzz \
         capture validate bench fuzz clean
 all: $(BIN)
 
@@ -89,7 +89,7 @@ $(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB)
 	$(Q)$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
 
 # ---- tests -------------------------------------------------------------------
-check: check-unit check-golden check-validate check-explain check-asan check-fuzz
+check: check-unit check-golden check-validate check-explain check-hygiene check-asan check-fuzz
 
 check-unit: $(TESTBIN) $(BIN)
 	CK_FORK=yes $(TESTBIN)
@@ -103,6 +103,10 @@ check-validate: $(BIN)
 # gpumemsim explain on shipped captures, and the quoted output of docs/explain.md
 check-explain: $(BIN)
 	tests/explain-cli.sh $(BIN)
+
+# every header compiles alone; every exported symbol carries its module prefix
+check-hygiene: $(LIB)
+	CC="$(CC)" tests/hygiene.sh $(LIB)
 
 check-asan:
 	$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=address,undefined \
