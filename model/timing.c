@@ -554,12 +554,13 @@ static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t
     } else {
         served = cal_book(&t->slice[si], arrive, sectors);
     }
-    uint64_t ret = served + l2_out + (r->far ? c->t_l2_far_extra_cycles - c->t_l2_far_extra_cycles / 2u : 0);
+    uint64_t back = l2_out + (r->far ? c->t_l2_far_extra_cycles - c->t_l2_far_extra_cycles / 2u : 0);
+    uint64_t ret = served + back;
     if (r->dram_sectors) {
         uint64_t extra = c->t_dram_cycles > c->t_l2_hit_cycles ? c->t_dram_cycles - c->t_l2_hit_cycles : 0;
         uint64_t d_in = extra / 2u;
         uint64_t d = cal_book(&t->dram, served + d_in, r->dram_sectors);
-        ret = max64(ret, d + (extra - d_in) + l2_out);
+        ret = max64(ret, d + (extra - d_in) + back);
     }
     if (e && sectors) { /* this read now waits for its slice: later ones may merge */
         uint64_t own = ((uint64_t)sectors * CAL_BIN + t->slice[si].cap - 1u) / t->slice[si].cap;
