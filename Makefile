@@ -60,7 +60,7 @@ LIB  := $(BUILD)/libgpumemsim.a
 BIN  := $(BUILD)/gpumemsim
 TESTBIN := $(BUILD)/tests/run-tests
 
-.PHONY: check-hygiene all check check-unit check-asan check-golden check-validate check-explain check-valgrind check-fuzz \
+.PHONY: check-hygiene all check check-unit check-asan check-golden check-validate check-timing check-explain check-valgrind check-fuzz \
         capture validate bench fuzz clean
 all: $(BIN)
 
@@ -89,7 +89,7 @@ $(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB)
 	$(Q)$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
 
 # ---- tests -------------------------------------------------------------------
-check: check-unit check-golden check-validate check-explain check-hygiene check-asan check-fuzz
+check: check-unit check-golden check-validate check-timing check-explain check-hygiene check-asan check-fuzz
 
 check-unit: $(TESTBIN) $(BIN)
 	CK_FORK=yes $(TESTBIN)
@@ -99,6 +99,10 @@ check-golden: $(BIN)
 
 check-validate: $(BIN)
 	@if [ -f tests/validate-suite.sh ]; then tests/validate-suite.sh $(BIN); fi
+
+# the timing model's cycles on the H200 suite, against tests/timing-known.txt
+check-timing: $(BIN)
+	tests/timing-suite.sh $(BIN)
 
 # gpumemsim explain on shipped captures, and the quoted output of docs/explain.md
 check-explain: $(BIN)

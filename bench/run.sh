@@ -9,7 +9,7 @@
 # (kept in $BENCH_DIR and reused while the binary is older than it), replays it
 # with `run` on one core and prints one table row: simulated warp-level memory
 # instructions per second of CPU time (user + sys), peak resident memory, and
-# trace bytes per instruction. `run --timing` does not exist yet: n/a.
+# trace bytes per instruction; and the same rate of `run --timing` (one run).
 #
 # Environment:
 #   BENCH_SIZES     instruction counts (default "1000000 10000000")
@@ -84,10 +84,22 @@ print("%.4f %d" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss))' $PIN "$BIN" run --
             rss=$1
             i=$((i + 1))
         done
+        # the timing column: the same replay with the timing model
+        say "bench: run --timing $p $n"
+        timing_s=n/a
+        if python3 -c 'import os, sys
+pid = os.spawnvp(os.P_NOWAIT, sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+if status != 0:
+    sys.exit(1)
+print("%.4f" % (ru.ru_utime + ru.ru_stime))' $PIN "$BIN" run --config "$CONFIG" --timing -o /dev/null "$trace" > "$tmp"; then
+            timing_s=$(cat "$tmp")
+        fi
         say ""
-        awk -v p="$p" -v n="$n" -v s="$best" -v k="$rss" -v b="$bytes" 'BEGIN {
+        awk -v p="$p" -v n="$n" -v s="$best" -v k="$rss" -v b="$bytes" -v ts="$timing_s" 'BEGIN {
             rate = s > 0 ? n / s : 0
-            printf "%-10s %12d %10.2f %9.3f %9.1f %9.2f %10s\n", p, n, rate / 1e6, s, k / 1024, b / n, "n/a"
+            trate = ts == "n/a" ? "n/a" : (ts > 0 ? sprintf("%.2f", n / ts / 1e6) : "inf")
+            printf "%-10s %12d %10.2f %9.3f %9.1f %9.2f %10s\n", p, n, rate / 1e6, s, k / 1024, b / n, trate
         }'
         # the 100M traces are large (10 GB for random): not kept
         if [ "$n" -ge 100000000 ] && [ "${BENCH_KEEP:-0}" != 1 ]; then rm -f "$trace"; fi

@@ -30,6 +30,7 @@ static void check_dump_loads_back(const cfg_gpu *c)
     FILE *f = open_memstream(&buf, &len);
     fuzz_check(f != NULL, "open_memstream");
     cfg_dump(c, f, "");
+    cfg_dump_timing(c, f, ""); /* cfg_dump leaves the optional [timing] out */
     fclose(f);
     cfg_gpu d;
     err_info err;

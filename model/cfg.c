@@ -750,7 +750,7 @@ static int check_config(const cfg_gpu *c, const cfg_origin *o, err_info *err)
 {
     char why[ERR_MSG_BYTES / 2];
     for (size_t i = 0; i < KEY_COUNT; i++)
-        if (check_value(&keys[i], c, why, sizeof why))
+        if ((c->timing || !cfg_key_is_timing(i)) && check_value(&keys[i], c, why, sizeof why))
             return key_fail(err, o, (enum key_id)i, "%s", why);
     if (c->max_threads_per_sm % 32 != 0)
         return key_fail(err, o, KEY_gpu_max_threads_per_sm,
@@ -1084,9 +1084,14 @@ int cfg_load(const char *path, cfg_gpu *out, err_info *err)
         err_set(err, "%s: the INI parser failed (%d)", path, r);
         return -1;
     }
+    /* [timing] is optional as a whole: when the file sets none of its keys,
+     * none is missing; when it sets one, it must set them all */
+    for (size_t i = 0; i < KEY_COUNT; i++)
+        if (cfg_key_is_timing(i) && x.lines[i])
+            c.timing = true;
     size_t missing = 0, first = 0;
     for (size_t i = 0; i < KEY_COUNT; i++)
-        if (!keys[i].def && !x.lines[i] && missing++ == 0)
+        if (!keys[i].def && !x.lines[i] && (c.timing || !cfg_key_is_timing(i)) && missing++ == 0)
             first = i;
     if (missing) {
         const cfg_key *k = &keys[first];
@@ -1108,15 +1113,34 @@ int cfg_load(const char *path, cfg_gpu *out, err_info *err)
 
 /* ---- the effective config ---- */
 
-void cfg_dump(const cfg_gpu *c, FILE *f, const char *prefix)
+bool cfg_key_is_timing(size_t i)
+{
+    assert(i < KEY_COUNT);
+    return strcmp(keys[i].section, "timing") == 0;
+}
+
+static void dump_keys(const cfg_gpu *c, FILE *f, const char *prefix, bool timing)
 {
     char value[512];
     for (size_t i = 0; i < KEY_COUNT; i++) {
         const cfg_key *k = &keys[i];
+        if (cfg_key_is_timing(i) != timing)
+            continue;
         if (i == 0 || !same_section(i, i - 1))
             fprintf(f, "%s[%s]\n", prefix, k->section);
         cfg_key_value(c, i, value, sizeof value);
         bool is_default = k->def && strcmp(value, k->def) == 0;
         fprintf(f, "%s%s = %s%s\n", prefix, k->name, value, is_default ? " ; default" : "");
     }
+}
+
+void cfg_dump(const cfg_gpu *c, FILE *f, const char *prefix)
+{
+    dump_keys(c, f, prefix, false);
+}
+
+void cfg_dump_timing(const cfg_gpu *c, FILE *f, const char *prefix)
+{
+    if (c->timing)
+        dump_keys(c, f, prefix, true);
 }

@@ -89,6 +89,21 @@ typedef struct cfg_gpu {
     /* [sim] */
     bool cold_caches_per_kernel; /* empty L1 and L2 at each kernel start, as ncu --cache-control all */
     cfg_cta_placement cta_placement;
+
+    /* [timing] the cycle model (model/timing.h); optional as a whole */
+    bool timing;                     /* the file has the [timing] section: every key below is set */
+    uint32_t t_launch_cycles;        /* fixed launch cost, cycles */
+    uint32_t t_cta_launch_mcycles;   /* the GPU starts at most one CTA per this long, 1/1000 cycle */
+    uint32_t t_l1_hit_cycles;        /* load latencies, issue to data ready, unloaded */
+    uint32_t t_l2_hit_cycles;
+    uint32_t t_l2_far_extra_cycles;
+    uint32_t t_dram_cycles;
+    uint32_t t_smem_cycles;
+    uint32_t t_barrier_cycles;       /* last arrival to release */
+    uint32_t t_smsps_per_sm;         /* issue: 1 instruction per cycle per sub-partition */
+    uint32_t t_l2_slice_bytes_per_cycle;
+    uint32_t t_dram_bytes_per_cycle; /* whole GPU */
+    uint32_t t_l2_atomic_same_line_mcycles; /* thousandths of a cycle per same-line atomic */
 } cfg_gpu;
 
 /* Load path into *out (keys left out take their defaults) and validate it.
@@ -112,8 +127,13 @@ void cfg_key_bounds(size_t i, char *buf, size_t n);
 /* The value of key i in c, formatted as the INI file would write it. */
 void cfg_key_value(const cfg_gpu *c, size_t i, char *buf, size_t n);
 
-/* Write the effective config as INI text, each line starting with prefix. */
+/* Write the effective config as INI text, each line starting with prefix.
+ * The [timing] section is left out (reports without --timing stay as they
+ * were); cfg_dump_timing writes it, when the config has one. */
 void cfg_dump(const cfg_gpu *c, FILE *f, const char *prefix);
+void cfg_dump_timing(const cfg_gpu *c, FILE *f, const char *prefix);
+/* Whether key i belongs to the optional [timing] section. */
+bool cfg_key_is_timing(size_t i);
 
 /* Derived geometry. */
 uint32_t cfg_l2_slices_per_partition(const cfg_gpu *c);

@@ -84,6 +84,12 @@ struct gpu {
 
     wcomb *wc;                /* stores on their way to L2 */
 
+    /* the optional observer (gpu.h) and the L2 requests of the current record */
+    gpu_observer obs;
+    bool observing;
+    uint32_t obs_n;
+    gpu_l2_req obs_l2[GPU_OBS_MAX_L2];
+
     /* scratch for one record: no allocation per access */
     coal_chunk chunks[COAL_MAX_CHUNKS];
     coal_result res;
@@ -100,6 +106,48 @@ static inline uint32_t popcount32(uint32_t x)
     x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
     x = (x + (x >> 4)) & 0x0f0f0f0fu;
     return (x * 0x01010101u) >> 24;
+}
+
+/* ---- the observer (gpu.h): what one L2 request did, from the counters it moved */
+typedef struct obs_snap {
+    uint64_t hit, dram, fabric;
+} obs_snap;
+
+static inline void obs_take(const stats *s, obs_snap *o)
+{
+    o->hit = s->v[STAT_L2_SECT_READ_HIT];
+    o->dram = s->v[STAT_DRAM_SECT_READ] + s->v[STAT_DRAM_SECT_WRITE];
+    o->fabric = s->v[STAT_L2_SECT_FABRIC];
+}
+
+static gpu_l2_req obs_req(const stats *s, const obs_snap *before, gpu_l2_op op, uint64_t line, uint32_t mask)
+{
+    obs_snap after;
+    obs_take(s, &after);
+    return (gpu_l2_req){.line = line, .sector_mask = mask, .sectors = popcount32(mask),
+                        .hit_sectors = (uint32_t)(after.hit - before->hit),
+                        .dram_sectors = (uint32_t)(after.dram - before->dram),
+                        .op = (uint8_t)op, .far = after.fabric != before->fabric};
+}
+
+/* Keep a request of the current record; past GPU_OBS_MAX_L2 fold it into the last. */
+static void obs_keep(gpu *g, const gpu_l2_req *r)
+{
+    if (g->obs_n < GPU_OBS_MAX_L2) {
+        g->obs_l2[g->obs_n++] = *r;
+        return;
+    }
+    gpu_l2_req *last = &g->obs_l2[GPU_OBS_MAX_L2 - 1u];
+    last->sectors += r->sectors;
+    last->hit_sectors += r->hit_sectors;
+    last->dram_sectors += r->dram_sectors;
+    last->far |= r->far;
+}
+
+void gpu_set_observer(gpu *g, const gpu_observer *o)
+{
+    g->observing = o != NULL;
+    g->obs = o ? *o : (gpu_observer){0};
 }
 
 /* ---- creation --------------------------------------------------------------- */
@@ -460,7 +508,14 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
 {
     gpu *g = ctx;
     stats *s = &g->pcs[pc_idx].s;
+    obs_snap before = {0, 0, 0};
+    if (g->observing)
+        obs_take(s, &before);
     l2_write(g->l2, g->sm_partition[sm], ln->line, ln->sector_mask, ln->byte_mask, s);
+    if (g->observing && g->obs.store_line) {
+        gpu_l2_req r = obs_req(s, &before, GPU_L2_WRITE, ln->line, ln->sector_mask);
+        g->obs.store_line(g->obs.ctx, sm, &r);
+    }
     s->v[STAT_L1_M_WRITE_SECTORS] += popcount32(ln->sector_mask);
 }
 
@@ -482,9 +537,18 @@ static uint32_t load_lines(gpu *g, uint32_t sm, l1_load_mode mode, uint32_t *hit
     l1_load(g->l1[sm], &g->res, mode, g->miss_mask, hits, &misses);
     if (misses) {
         uint32_t part = g->sm_partition[sm];
-        for (uint32_t i = 0; i < g->res.n_lines; i++)
-            if (g->miss_mask[i])
-                l2_read(g->l2, part, g->res.lines[i].line, g->miss_mask[i], s);
+        for (uint32_t i = 0; i < g->res.n_lines; i++) {
+            if (!g->miss_mask[i])
+                continue;
+            obs_snap before = {0, 0, 0};
+            if (g->observing)
+                obs_take(s, &before);
+            l2_read(g->l2, part, g->res.lines[i].line, g->miss_mask[i], s);
+            if (g->observing) {
+                gpu_l2_req r = obs_req(s, &before, GPU_L2_READ, g->res.lines[i].line, g->miss_mask[i]);
+                obs_keep(g, &r);
+            }
+        }
     }
     return misses;
 }
@@ -558,8 +622,17 @@ static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
         coal_run(&g->geom, g->chunks, k, &g->res);
         s->v[red ? STAT_L1_SECT_GLOBAL_RED : STAT_L1_SECT_GLOBAL_ATOM] += g->res.n_sectors;
         l1_invalidate(g->l1[sm], &g->res);
-        for (uint32_t i = 0; i < g->res.n_lines; i++)
+        for (uint32_t i = 0; i < g->res.n_lines; i++) {
+            obs_snap before = {0, 0, 0};
+            if (g->observing)
+                obs_take(s, &before);
             l2_atomic(g->l2, part, g->res.lines[i].line, g->res.lines[i].sector_mask, red, s);
+            if (g->observing) {
+                gpu_l2_req q = obs_req(s, &before, GPU_L2_ATOMIC, g->res.lines[i].line,
+                                       g->res.lines[i].sector_mask);
+                obs_keep(g, &q);
+            }
+        }
     }
 }
 
@@ -679,6 +752,12 @@ void gpu_mem(gpu *g, const trace_mem *m)
     bool plain_store = m->kind == TRACE_KIND_ST && m->space != TRACE_SPACE_SHARED;
     if (!plain_store)
         wcomb_end_run(g->wc, m->cta, m->warp);
+    uint64_t data_before = 0;
+    if (g->observing) {
+        g->obs_n = 0;
+        data_before = s->v[STAT_L1_DATA_WF_GLOBAL_LD] + s->v[STAT_SMEM_WF_LD] + s->v[STAT_SMEM_WF_ST] +
+                      s->v[STAT_SMEM_WF_ATOM];
+    }
     switch ((trace_space)m->space) {
     case TRACE_SPACE_SHARED:
         do_shared(g, m, s);
@@ -691,6 +770,15 @@ void gpu_mem(gpu *g, const trace_mem *m)
         break;
     case TRACE_SPACE_COUNT:
         break;
+    }
+    if (g->observing && g->obs.record) {
+        uint32_t tpc = g->cfg.l1_tags_per_cycle;
+        gpu_event e = {.m = m, .sm = sm, .n_l2 = g->obs_n, .l2 = g->obs_l2};
+        if (m->space != TRACE_SPACE_SHARED)
+            e.tag_wavefronts = (g->res.n_lines + tpc - 1u) / tpc;
+        e.data_wavefronts = (uint32_t)(s->v[STAT_L1_DATA_WF_GLOBAL_LD] + s->v[STAT_SMEM_WF_LD] +
+                                       s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM] - data_before);
+        g->obs.record(g->obs.ctx, &e);
     }
 }
 

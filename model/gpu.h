@@ -70,4 +70,37 @@ typedef struct gpu_pc_stats {
 } gpu_pc_stats;
 const gpu_pc_stats *gpu_pc_breakdown(const gpu *g, uint32_t *n);
 
+/* ---- an observer of per-record outcomes (the timing layer, model/timing.h) ----
+ * Optional; without one the model does exactly what it did before. The
+ * observer sees each record after the functional model handled it, with what
+ * the record cost: L1 tag and data wavefronts, and every request it sent to
+ * L2 with that request's outcome; and each store-combining line when it
+ * leaves for L2 (which can happen during a later record, or at kernel end). */
+typedef enum gpu_l2_op { GPU_L2_READ, GPU_L2_WRITE, GPU_L2_ATOMIC, GPU_L2_OP_COUNT } gpu_l2_op;
+typedef struct gpu_l2_req {
+    uint64_t line;          /* line number (address / line_bytes) */
+    uint32_t sector_mask;   /* sectors requested: bit i = sector i of the line */
+    uint32_t sectors;       /* bits in sector_mask (folded requests: their sum) */
+    uint32_t hit_sectors;   /* reads: sectors that hit in the SM's near partition */
+    uint32_t dram_sectors;  /* DRAM sectors read and written because of this request */
+    uint8_t op;             /* gpu_l2_op */
+    bool far;               /* crossed the fabric to the other partition */
+} gpu_l2_req;
+#define GPU_OBS_MAX_L2 64u  /* requests reported per record; more are folded into the last */
+typedef struct gpu_event {
+    const trace_mem *m;
+    uint32_t sm;
+    uint32_t tag_wavefronts;  /* L1 tag stage (global/local) */
+    uint32_t data_wavefronts; /* L1 data stage: global/local load data or shared-memory wavefronts */
+    uint32_t n_l2;
+    const gpu_l2_req *l2;     /* [n_l2] loads' misses and atomics; stores go through store_line */
+} gpu_event;
+typedef struct gpu_observer {
+    void (*record)(void *ctx, const gpu_event *e);
+    void (*store_line)(void *ctx, uint32_t sm, const gpu_l2_req *r);
+    void *ctx;
+} gpu_observer;
+/* Set (or with NULL remove) the observer; the gpu keeps a copy. */
+void gpu_set_observer(gpu *g, const gpu_observer *o);
+
 #endif

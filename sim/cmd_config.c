@@ -61,6 +61,7 @@ static int config_dump(int argc, char **argv)
         return cmd_fail("%s", err.msg);
     printf("; effective config of %s (\"; default\": the key's default value)\n", argv[0]);
     cfg_dump(&c, stdout, "");
+    cfg_dump_timing(&c, stdout, "");
     return finish_output(0);
 }
 

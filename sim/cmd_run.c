@@ -13,7 +13,7 @@
 
 static const char run_usage[] =
     "usage: gpumemsim run --config FILE TRACE... [--kernel REGEX] [--format table|csv|json]\n"
-    "                     [-o FILE] [--allow-incomplete]\n"
+    "                     [-o FILE] [--allow-incomplete] [--timing]\n"
     "\n"
     "Simulate each TRACE (binary or text form; '-' reads standard input) on the GPU that\n"
     "FILE describes, and print per kernel launch and in total the counters Nsight Compute\n"
@@ -24,7 +24,10 @@ static const char run_usage[] =
     "                      this POSIX extended regular expression\n"
     "  --format F          table (default), csv (kernel,launch,metric,value) or json\n"
     "  -o FILE             write the report to FILE instead of standard output\n"
-    "  --allow-incomplete  read traces whose capture did not complete (with a warning)\n";
+    "  --allow-incomplete  read traces whose capture did not complete (with a warning)\n"
+    "  --timing            also predict each launch's cycles (sm__cycles_elapsed.avg) with the\n"
+    "                      timing model (the config's [timing] section, docs/timing.md); the\n"
+    "                      L2 read sectors become those left after the L2 request coalescer\n";
 
 static int report_one(void *ctx, const replay_kernel_result *r, err_info *err)
 {
@@ -69,6 +72,8 @@ static int run_with(int argc, char **argv, const char **traces)
                 return cmd_fail("run: -o needs a file");
         } else if (strcmp(a, "--allow-incomplete") == 0) {
             opt.allow_incomplete = true;
+        } else if (strcmp(a, "--timing") == 0) {
+            opt.timing = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cmd_fail("run: unknown option '%s' (see gpumemsim run --help)", a);
         } else {
@@ -85,13 +90,17 @@ static int run_with(int argc, char **argv, const char **traces)
     if (cfg_load(config_path, &cfg, &err) != 0)
         return cmd_fail("%s", err.msg);
 
+    if (opt.timing && !cfg.timing)
+        return cmd_fail("run: --timing: %s has no [timing] section (the timing model's constants, docs/timing.md)",
+                        config_path);
     if (replay_options_check(&opt, &err) != 0)
         return cmd_fail("run: %s", err.msg);
     FILE *out = stdout;
     if (out_path && !(out = fopen(out_path, "w")))
         return cmd_fail("run: cannot create %s: %s", out_path, strerror(errno));
 
-    report *rp = report_open(out, fmt, "run", config_path, &cfg);
+    report *rp = opt.timing ? report_open_timing(out, fmt, "run", config_path, &cfg)
+                            : report_open(out, fmt, "run", config_path, &cfg);
     int rc = 0;
     for (int t = 0; t < n_traces && rc == 0; t++)
         if (replay_trace(traces[t], &cfg, &opt, report_one, rp, &err) != 0)

@@ -37,6 +37,11 @@ static const char validate_usage[] =
     "  --format F        table (default), csv (kernel,launch,metric,measured,predicted,\n"
     "                    abs_err,rel_err,tolerance,pass) or markdown (docs/validation.md)\n"
     "  --failures-only   table: show only rows that fail\n"
+    "  --timing          also run the timing model (the config's [timing] section) and compare\n"
+    "                    sm__cycles_elapsed.avg (tolerance: docs/timing.md) and, where the CSV\n"
+    "                    has them, the L2 request coalescer's merged read sectors; prints the\n"
+    "                    mean absolute percentage error of the cycles. L2 read sectors are\n"
+    "                    then those left after the coalescer\n"
     "  --per-pc          compare per SASS instruction with Nsight Compute's source view\n"
     "                    (NAME.source.csv beside each trace): executions, L1 tag requests\n"
     "                    and L2 theoretical sectors of global instructions, n-way shared\n"
@@ -51,6 +56,8 @@ typedef struct predicted {
     uint32_t launch;
     char *demangled;
     stats s;
+    bool has_timing;
+    timing_result timing;
 } predicted;
 
 typedef struct predicted_list {
@@ -74,6 +81,9 @@ typedef struct validator {
     out_format fmt;
     bool failures_only;
     bool per_pc;
+    bool timing;
+    uint32_t cycles_n;        /* --timing: launches whose cycles were compared */
+    double cycles_ape_sum;    /* sum of |predicted - measured| / measured over them */
     validate_pc_totals pc;
     FILE *out;
     uint32_t n_sum, cap_sum;
@@ -135,7 +145,8 @@ static int collect(void *ctx, const replay_kernel_result *r, err_info *err)
         l->v = xrealloc(l->v, l->cap * sizeof *l->v);
     }
     l->v[l->n++] = (predicted){.launch = r->kernel->launch, .demangled = xstrdup(r->kernel->demangled),
-                               .s = r->totals};
+                               .s = r->totals, .has_timing = r->timing != NULL,
+                               .timing = r->timing ? *r->timing : (timing_result){0}};
     return 0;
 }
 
@@ -237,6 +248,28 @@ static void compare_launch(validator *v, const char *capture, const predicted *p
     for (uint32_t i = 0; i < l->n; i++) {
         const ncu_metric *m = &l->metrics[i];
         double pred;
+        if (p->has_timing && validate_timing_predicted(m->name, &p->timing, &pred) == 0) {
+            if (m->kind != NCU_VALUE_NUMBER)
+                continue;
+            validate_row row;
+            validate_tolerance tol = validate_timing_tolerance_of(m->name);
+            validate_compare(m->value, pred, tol, &row);
+            emit_row(v, p->demangled, p->launch, m->name, &row);
+            metric_summary *s = summary_of(v, m->name, tol);
+            s->launches++;
+            s->failed += !row.pass;
+            if (row.measured != 0 && fabs(row.rel_err) > s->max_abs_rel)
+                s->max_abs_rel = fabs(row.rel_err);
+            s->sum_abs_err += fabs(row.abs_err);
+            s->sum_measured += fabs(row.measured);
+            v->rows++;
+            v->failed_rows += !row.pass;
+            if (strcmp(m->name, "sm__cycles_elapsed.avg") == 0 && row.measured > 0) {
+                v->cycles_n++;
+                v->cycles_ape_sum += fabs(row.rel_err);
+            }
+            continue;
+        }
         if (validate_predicted(m->name, &p->s, &pred) != 0) {
             add_skipped(v, m->name);
             continue;
@@ -428,6 +461,9 @@ static void emit_summary(validator *v)
     }
     for (uint32_t i = 0; i < v->n_notes; i++)
         fprintf(v->out, "%snote: %s\n", v->fmt == OUT_MARKDOWN ? "\n" : "", v->notes[i]);
+    if (v->timing && v->cycles_n)
+        fprintf(v->out, "%ssm__cycles_elapsed.avg: mean absolute percentage error %.2f%% over %u launches\n",
+                v->fmt == OUT_MARKDOWN ? "\n" : "\n", 100.0 * v->cycles_ape_sum / v->cycles_n, v->cycles_n);
     fprintf(v->out, "%s%u of %u compared values within tolerance; %u failed\n", v->fmt == OUT_MARKDOWN ? "\n" : "\n",
             v->rows - v->failed_rows, v->rows, v->failed_rows);
 }
@@ -483,6 +519,9 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
             v.failures_only = true;
         } else if (strcmp(a, "--per-pc") == 0) {
             v.per_pc = true;
+        } else if (strcmp(a, "--timing") == 0) {
+            v.timing = true;
+            v.ropt.timing = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cmd_fail("validate: unknown option '%s' (see gpumemsim validate --help)", a);
         } else if (expand_capture(a, captures, n_caps, cap_caps, &err) != 0) {
@@ -496,6 +535,11 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
     cfg_gpu cfg;
     if (cfg_load(config_path, &cfg, &err) != 0)
         return cmd_fail("%s", err.msg);
+    if (v.timing && !cfg.timing)
+        return cmd_fail("validate: --timing: %s has no [timing] section (the timing model's constants, "
+                        "docs/timing.md)", config_path);
+    if (v.timing && v.per_pc)
+        return cmd_fail("validate: --timing and --per-pc do not go together");
     v.cfg = &cfg;
     v.config_path = config_path;
     v.out = stdout;
@@ -509,6 +553,8 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
     else if (v.fmt == OUT_TABLE) {
         fprintf(v.out, "# gpumemsim %s validate\n# config: %s\n", GMS_VERSION, config_path);
         cfg_dump(&cfg, v.out, "# ");
+        if (v.timing)
+            cfg_dump_timing(&cfg, v.out, "# ");
     }
     int rc = 0;
     for (uint32_t i = 0; i < *n_caps && rc == 0; i++) {

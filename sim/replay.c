@@ -117,6 +117,12 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
         prog.file_bytes = (uint64_t)st.st_size;
 
     gpu *g = gpu_create(cfg);
+    timing *tm = NULL;
+    if (opt && opt->timing) {
+        tm = timing_create(cfg);
+        gpu_observer obs = timing_observer(tm);
+        gpu_set_observer(g, &obs);
+    }
     uint32_t sm_count = trace_sm_count(r);
     bool simulating = false;
     uint64_t records = 0;
@@ -161,6 +167,8 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
             if (simulating && gpu_kernel_begin(g, ev->kernel, sm_count, err) != 0) {
                 err_prefix(err, "%s: kernel %u (%s)", path, ev->kernel->launch, ev->kernel->demangled);
                 rc = -1;
+            } else if (simulating && tm) {
+                timing_kernel_begin(tm, ev->kernel, gpu_kernel_info_get(g));
             }
             break;
         case TRACE_EV_MEM:
@@ -170,8 +178,11 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
                 progress_show(&prog, r, ev->kernel, records);
             break;
         case TRACE_EV_BARRIER:
-            if (simulating)
+            if (simulating) {
                 gpu_barrier(g, &ev->barrier);
+                if (tm)
+                    timing_barrier(tm, &ev->barrier);
+            }
             break;
         case TRACE_EV_KERNEL_END:
             if (simulating) {
@@ -179,6 +190,11 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
                 gpu_kernel_end(g, &res.totals);
                 res.pcs = gpu_pc_breakdown(g, &res.n_pcs);
                 res.info = *gpu_kernel_info_get(g);
+                timing_result tr;
+                if (tm) {
+                    timing_kernel_end(tm, &tr);
+                    res.timing = &tr;
+                }
                 if (fn && fn(ctx, &res, err) != 0)
                     rc = -1;
             }
@@ -197,6 +213,7 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
         fprintf(stderr, "gpumemsim: warning: %s: the capture is marked incomplete (%s); its counts are partial\n",
                 path, reason ? reason : "no reason recorded");
     gpu_destroy(g);
+    timing_destroy(tm);
     trace_reader_close(r);
     if (have_re)
         regfree(&re);

@@ -14,7 +14,22 @@ struct report {
     const cfg_gpu *cfg;
     stats total;
     uint32_t kernels;
+    bool timing;              /* --timing: the cycle model's rows too */
+    timing_result timing_total;
 };
+
+/* The timing model's values (timing.h), under the names they are compared with. */
+enum { TIMING_ROWS = 3 };
+static const char *const timing_names[TIMING_ROWS] = {
+    "sm__cycles_elapsed.avg",
+    "gpumemsim__lrc_input_sectors_op_read.sum",
+    "lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum",
+};
+
+static uint64_t timing_value(const timing_result *t, int i)
+{
+    return i == 0 ? t->cycles : i == 1 ? t->lrc_input_sectors : t->lrc_merged_sectors;
+}
 
 int report_format_parse(const char *s, report_format *out)
 {
@@ -80,6 +95,8 @@ static void write_config_comments(report *rp, const char *command, const char *c
 {
     fprintf(rp->out, "# gpumemsim %s %s\n# config: %s\n", GMS_VERSION, command, config_path);
     cfg_dump(rp->cfg, rp->out, "# ");
+    if (rp->timing)
+        cfg_dump_timing(rp->cfg, rp->out, "# ");
 }
 
 static void write_config_json(report *rp, const char *command, const char *config_path)
@@ -93,6 +110,8 @@ static void write_config_json(report *rp, const char *command, const char *confi
     fprintf(rp->out, ",\n  \"config\": {");
     char value[512];
     for (size_t i = 0; i < cfg_key_count(); i++) {
+        if (cfg_key_is_timing(i) && !rp->timing)
+            continue;
         cfg_key_value(rp->cfg, i, value, sizeof value);
         fprintf(rp->out, "%s\n    ", i ? "," : "");
         report_json_string(rp->out, cfg_key_name(i));
@@ -102,10 +121,11 @@ static void write_config_json(report *rp, const char *command, const char *confi
     fprintf(rp->out, "\n  },\n  \"kernels\": [");
 }
 
-report *report_open(FILE *out, report_format fmt, const char *command, const char *config_path,
-                    const cfg_gpu *cfg)
+static report *open_report(FILE *out, report_format fmt, const char *command, const char *config_path,
+                           const cfg_gpu *cfg, bool with_timing)
 {
     report *rp = xcalloc(1, sizeof *rp);
+    rp->timing = with_timing;
     rp->out = out;
     rp->fmt = fmt;
     rp->cfg = cfg;
@@ -124,6 +144,47 @@ report *report_open(FILE *out, report_format fmt, const char *command, const cha
         break;
     }
     return rp;
+}
+
+report *report_open(FILE *out, report_format fmt, const char *command, const char *config_path,
+                    const cfg_gpu *cfg)
+{
+    return open_report(out, fmt, command, config_path, cfg, false);
+}
+
+report *report_open_timing(FILE *out, report_format fmt, const char *command, const char *config_path,
+                           const cfg_gpu *cfg)
+{
+    return open_report(out, fmt, command, config_path, cfg, true);
+}
+
+static void table_timing(FILE *f, const timing_result *t)
+{
+    char num[40];
+    fputs("  -- timing model (docs/timing.md)\n", f);
+    for (int i = 0; i < TIMING_ROWS; i++) {
+        report_thousands(num, sizeof num, timing_value(t, i));
+        fprintf(f, "  %-66s %18s\n", timing_names[i], num);
+    }
+}
+
+static void csv_timing(FILE *f, const char *kernel, const char *launch, const timing_result *t)
+{
+    for (int i = 0; i < TIMING_ROWS; i++) {
+        report_csv_field(f, kernel);
+        fprintf(f, ",%s,%s,%" PRIu64 "\n", launch, timing_names[i], timing_value(t, i));
+    }
+}
+
+static void json_timing(FILE *f, const timing_result *t, const char *indent)
+{
+    fprintf(f, ",\n%s\"timing\": {", indent);
+    for (int i = 0; i < TIMING_ROWS; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        report_json_string(f, timing_names[i]);
+        fprintf(f, ": %" PRIu64, timing_value(t, i));
+    }
+    fputs("}", f);
 }
 
 /* ---- table ------------------------------------------------------------------ */
@@ -158,6 +219,8 @@ static void table_kernel(report *rp, const replay_kernel_result *r)
             k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], r->info.ctas_per_sm,
             r->info.carveout_kib, r->info.l1_kib, r->info.trace_sms ? "the SMs the trace recorded" : "SMs round-robin");
     table_metrics(rp->out, &r->totals);
+    if (r->timing)
+        table_timing(rp->out, r->timing);
 }
 
 /* ---- csv ----------------------------------------------------------------------- */
@@ -214,6 +277,8 @@ static void json_kernel(report *rp, const replay_kernel_result *r)
             r->info.ctas_per_sm, r->info.carveout_kib, r->info.l1_kib, r->info.trace_sms ? "true" : "false");
     fputs("     \"metrics\": ", f);
     json_metrics(f, &r->totals, "     ");
+    if (r->timing)
+        json_timing(f, r->timing, "     ");
     fputs("}", f);
 }
 
@@ -227,6 +292,8 @@ void report_kernel(report *rp, const replay_kernel_result *r)
         char launch[16];
         snprintf(launch, sizeof launch, "%u", r->kernel->launch);
         csv_rows(rp, r->kernel->demangled, launch, &r->totals);
+        if (r->timing)
+            csv_timing(rp->out, r->kernel->demangled, launch, r->timing);
         break;
     }
     case REPORT_JSON:
@@ -236,6 +303,11 @@ void report_kernel(report *rp, const replay_kernel_result *r)
         break;
     }
     stats_add(&rp->total, &r->totals);
+    if (r->timing) {
+        rp->timing_total.cycles += r->timing->cycles;
+        rp->timing_total.lrc_input_sectors += r->timing->lrc_input_sectors;
+        rp->timing_total.lrc_merged_sectors += r->timing->lrc_merged_sectors;
+    }
     rp->kernels++;
 }
 
@@ -245,13 +317,19 @@ void report_close(report *rp)
     case REPORT_TABLE:
         fprintf(rp->out, "\n== total over %u kernel launch%s\n", rp->kernels, rp->kernels == 1 ? "" : "es");
         table_metrics(rp->out, &rp->total);
+        if (rp->timing) /* cycles: the launches' sum, as if run one after another */
+            table_timing(rp->out, &rp->timing_total);
         break;
     case REPORT_CSV:
         csv_rows(rp, "total", "", &rp->total);
+        if (rp->timing)
+            csv_timing(rp->out, "total", "", &rp->timing_total);
         break;
     case REPORT_JSON:
         fprintf(rp->out, "\n  ],\n  \"total\": {\"launches\": %u, \"metrics\": ", rp->kernels);
         json_metrics(rp->out, &rp->total, "  ");
+        if (rp->timing)
+            json_timing(rp->out, &rp->timing_total, "  ");
         fputs("}\n}\n", rp->out);
         break;
     case REPORT_FORMAT_COUNT:

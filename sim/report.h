@@ -24,6 +24,10 @@ typedef struct report report;
 /* Start a report on out (not closed by the report). command is e.g. "run". */
 report *report_open(FILE *out, report_format fmt, const char *command, const char *config_path,
                     const cfg_gpu *cfg);
+/* As report_open, for `run --timing`: the config's [timing] section is
+ * written too, and each launch's timing_result (replay.h) is reported. */
+report *report_open_timing(FILE *out, report_format fmt, const char *command, const char *config_path,
+                           const cfg_gpu *cfg);
 /* One simulated kernel launch. */
 void report_kernel(report *rp, const replay_kernel_result *r);
 /* Totals over all kernels reported, then the end of the document. Frees rp. */

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "stats.h"
+#include "timing.h"
 
 typedef enum validate_tolerance_kind {
     VALIDATE_EXACT,    /* predicted must equal measured */
@@ -49,6 +50,13 @@ void validate_compare(double measured, double predicted, validate_tolerance tol,
  * counter of stats.def or one of the ratio metrics. Returns 0 and sets *out,
  * -1 when the model does not predict that metric (or a ratio is undefined). */
 int validate_predicted(const char *metric, const stats *s, double *out);
+
+/* --timing: the timing model's predicted value of an ncu metric
+ * (sm__cycles_elapsed.avg, the LRC's merged read sectors): 0 and *out, or -1
+ * when the timing model does not predict that metric. */
+int validate_timing_predicted(const char *metric, const timing_result *t, double *out);
+/* Their tolerances (validate.c says where they come from). */
+validate_tolerance validate_timing_tolerance_of(const char *metric);
 
 /* The function name of a kernel signature, without return type, template
  * arguments and parameters: "void foo<int>(int *)" -> "foo",

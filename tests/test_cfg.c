@@ -330,7 +330,7 @@ static const struct {
      "mean sets?"},
     {"tests/data/configs/unknown_section.ini",
      "tests/data/configs/unknown_section.ini:36: [simulation]: unknown section, expected [gpu], "
-     "[l1], [shared], [l2] or [sim]"},
+     "[l1], [shared], [l2], [sim] or [timing]"},
     {"tests/data/configs/duplicate_key.ini",
      "tests/data/configs/duplicate_key.ini:34: [l2] ways: duplicate key, already set on line 33"},
     {"tests/data/configs/continuation.ini",
@@ -451,9 +451,9 @@ static const struct {
      ":16: expected \"key = value\", \"[section]\" or a comment, got \"stores update\""},
     {"[gpu]", "orphan = 1\n[gpu]",
      ":1: orphan: key before any section, expected a section line first: [gpu], [l1], [shared], "
-     "[l2] or [sim]"},
+     "[l2], [sim] or [timing]"},
     {"[sim]", "[gpu]\n[sim]", ":35: [gpu]: duplicate section, first on line 1"},
-    {"[sim]", "[ sim ]", ":35: [ sim ]: unknown section, expected [gpu], [l1], [shared], [l2] or [sim]"},
+    {"[sim]", "[ sim ]", ":35: [ sim ]: unknown section, expected [gpu], [l1], [shared], [l2], [sim] or [timing]"},
     {"tags_per_cycle = 4", "ways = 4",
      ":17: [l1] ways: unknown key, expected one of line_bytes, sector_bytes, unified_kib, sets, "
      "set_index, global_loads, stores, tags_per_cycle; ways is a key of [l2]"},
@@ -637,7 +637,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 32);
+    ck_assert_uint_eq(cfg_key_count(), 44); /* 32 + the 12 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');
@@ -667,6 +667,7 @@ START_TEST(dump_reloads_to_the_same_config)
         FILE *f = fdopen(fd, "w");
         ck_assert_ptr_nonnull(f);
         cfg_dump(&a, f, "");
+        cfg_dump_timing(&a, f, "");
         fclose(f);
         load_ok(path, &b);
         unlink(path);
@@ -688,7 +689,11 @@ START_TEST(dump_prefixes_every_line_and_marks_defaults)
     size_t lines = 0;
     for (char *p = buf; *p; p = strchr(p, '\n') + 1, lines++)
         ck_assert_msg(strncmp(p, "# ", 2) == 0, "unprefixed line: %.40s", p);
-    ck_assert_uint_eq(lines, cfg_key_count() + 5); /* + one header per section */
+    size_t timing_keys = 0;
+    for (size_t i = 0; i < cfg_key_count(); i++)
+        timing_keys += cfg_key_is_timing(i);
+    /* + one header per section; [timing] is cfg_dump_timing's */
+    ck_assert_uint_eq(lines, cfg_key_count() - timing_keys + 5);
     ck_assert_ptr_nonnull(strstr(buf, "# [l1]\n"));
     ck_assert_ptr_nonnull(strstr(buf, "\n# sets = 32\n"));
     ck_assert_ptr_nonnull(strstr(buf, "\n# tags_per_cycle = 4 ; default\n"));

@@ -1,0 +1,643 @@
+/* timing.c - warp clocks, resource calendars, CTA slots, barriers and the L2
+ * request coalescer (the rules are in timing.h and docs/timing.md). */
+#include "timing.h"
+
+#include <assert.h>
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+/* ---- calendars -----------------------------------------------------------------
+ * A resource serves `rate` units per cycle. Its time is cut into bins of
+ * CAL_BIN cycles; a ring of CAL_BINS bins holds the units booked in each. A
+ * request of n units at time t fills the bins from t's onward, so requests that
+ * arrive (in replay order) after others booked the same bins queue behind them
+ * whatever their own time. Bins older than the window are forgotten; a request
+ * older than the window is served at its start. Invariant: lo is the oldest bin
+ * the ring holds; used[b & mask] belongs to bin b for lo <= b < lo + CAL_BINS. */
+#define CAL_BIN_SHIFT 5u
+#define CAL_BIN (1u << CAL_BIN_SHIFT) /* 32 cycles */
+#define CAL_BINS 2048u                /* a window of 65,536 cycles */
+
+typedef struct cal {
+    uint32_t *used; /* [CAL_BINS] units booked per bin */
+    uint64_t lo;    /* first bin of the window */
+    uint32_t cap;   /* units per bin = rate x CAL_BIN */
+} cal;
+
+static void cal_init(cal *c, uint32_t *storage, uint32_t cap)
+{
+    c->used = storage;
+    c->lo = 0;
+    c->cap = cap ? cap : 1u;
+}
+
+static void cal_clear(cal *c)
+{
+    memset(c->used, 0, CAL_BINS * sizeof *c->used);
+    c->lo = 0;
+}
+
+/* Book n units at time t; returns when the last of them is served. */
+static uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
+{
+    if (n == 0)
+        return t;
+    uint64_t own = (n * CAL_BIN + c->cap - 1u) / c->cap; /* cycles the units take alone */
+    uint64_t b = t >> CAL_BIN_SHIFT;
+    if (b < c->lo) {
+        b = c->lo;
+        t = b << CAL_BIN_SHIFT;
+    }
+    for (;;) {
+        if (b >= c->lo + CAL_BINS) { /* slide the window: forget the oldest bins */
+            uint64_t lo = b - CAL_BINS + 1u;
+            for (uint64_t x = c->lo; x < lo && x < c->lo + CAL_BINS; x++)
+                c->used[x & (CAL_BINS - 1u)] = 0;
+            c->lo = lo;
+        }
+        uint32_t *u = &c->used[b & (CAL_BINS - 1u)];
+        uint64_t free = *u < c->cap ? c->cap - *u : 0;
+        uint64_t take = n < free ? n : free;
+        *u += (uint32_t)take;
+        n -= take;
+        if (n == 0)
+            break;
+        b++;
+    }
+    uint64_t fill = (b << CAL_BIN_SHIFT) + ((uint64_t)c->used[b & (CAL_BINS - 1u)] * CAL_BIN + c->cap - 1u) / c->cap;
+    return fill > t + own ? fill : t + own;
+}
+
+/* ---- state ------------------------------------------------------------------- */
+
+#define MAX_PENDING 8u   /* loads in flight per warp that the model tracks */
+#define PC_BYTES 16u     /* one SASS instruction (sm_70 and later) */
+#define BACK_BRANCH_INSTRUCTIONS 2u /* a loop's back edge: the branch and one more, unknown */
+#define LRC_WAYS 64u     /* recent reads remembered per slice */
+
+typedef struct pending {
+    uint64_t ready;  /* cycle the data is in the registers */
+    uint8_t first;   /* first destination register */
+    uint8_t n;       /* registers */
+} pending;
+
+typedef struct warp_state {
+    uint32_t gen;        /* kernel generation that owns the entry; 0 = empty */
+    uint32_t cta, warp;
+    uint64_t clock;      /* earliest cycle of the warp's next instruction */
+    uint32_t last_pc;
+    uint32_t pc_idx;     /* index of last_pc in the kernel's PC table, or UINT32_MAX */
+    uint32_t bar_gen;    /* barriers this warp passed */
+    bool started, bar_wait;
+    uint8_t n_pend;
+    pending pend[MAX_PENDING];
+} warp_state;
+
+typedef struct cta_state {
+    uint32_t gen;        /* kernel generation; 0 = empty */
+    uint32_t cta;
+    uint32_t sm;
+    uint64_t start, end; /* end: the latest issue of any of its warps so far */
+    uint32_t bar_id[2], bar_count[2];
+    uint64_t bar_max[2]; /* latest arrival at barrier bar_id[i] (generations alternate) */
+} cta_state;
+
+typedef struct sm_state {
+    uint64_t last_store;     /* issue time of its latest global/local store */
+} sm_state;
+
+typedef struct lrc_entry {
+    uint64_t line;
+    uint64_t arrive, start, ret; /* at the slice; service start; data back at the SM */
+    uint32_t mask;
+    bool valid;
+} lrc_entry;
+
+typedef struct slice_state {
+    uint64_t atomic_line;
+    uint64_t atomic_free_mcycles; /* when the atomic unit is free for the same line, 1/1000 cycle */
+    bool atomic_valid;
+    lrc_entry lrc[LRC_WAYS];
+} slice_state;
+
+struct timing {
+    cfg_gpu cfg;
+    uint32_t smsps, partitions, slices_per_partition;
+    /* calendars: per SM smsps issue + tag + data; per slice; DRAM */
+    uint32_t *cal_storage;
+    cal *issue;   /* [sm_count * smsps] */
+    cal *tag;     /* [sm_count] */
+    cal *data;    /* [sm_count] */
+    cal *slice;   /* [slices] */
+    cal dram;
+    slice_state *slices;
+    sm_state *sms;
+    uint32_t *sm_slots;       /* [sm_count * max_ctas_per_sm]: cta table index + 1, 0 = free */
+    warp_state *warps;
+    uint32_t warp_mask;
+    cta_state *ctas;
+    uint32_t cta_mask;
+
+    /* the current kernel */
+    uint32_t gen;
+    const trace_kernel *k;
+    gpu_kernel_info info;
+    uint32_t warps_per_cta;
+    timing_regs *pcs;         /* [k->n_pcs] */
+    uint32_t cap_pcs;
+    uint64_t end;             /* latest completion of anything */
+    uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
+    uint64_t lrc_in, lrc_merged;
+};
+
+static uint64_t max64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+static uint32_t pow2_at_least(uint64_t v)
+{
+    uint32_t p = 1;
+    while (p < v && p < (1u << 30))
+        p <<= 1;
+    return p;
+}
+
+timing *timing_create(const cfg_gpu *c)
+{
+    assert(c->timing);
+    timing *t = xcalloc(1, sizeof *t);
+    t->cfg = *c;
+    t->smsps = c->t_smsps_per_sm;
+    t->partitions = c->l2_partitions;
+    t->slices_per_partition = c->l2_slices / c->l2_partitions;
+    uint32_t n_sm = c->sm_count;
+    size_t n_cal = (size_t)n_sm * t->smsps + 2u * n_sm + c->l2_slices + 1u;
+    t->cal_storage = xcalloc(n_cal * CAL_BINS, sizeof *t->cal_storage);
+    t->issue = xcalloc((size_t)n_sm * t->smsps, sizeof *t->issue);
+    t->tag = xcalloc(n_sm, sizeof *t->tag);
+    t->data = xcalloc(n_sm, sizeof *t->data);
+    t->slice = xcalloc(c->l2_slices, sizeof *t->slice);
+    uint32_t *p = t->cal_storage;
+    for (size_t i = 0; i < (size_t)n_sm * t->smsps; i++, p += CAL_BINS)
+        cal_init(&t->issue[i], p, CAL_BIN); /* one instruction per cycle */
+    for (uint32_t i = 0; i < n_sm; i++, p += CAL_BINS)
+        cal_init(&t->tag[i], p, CAL_BIN);   /* one tag wavefront per cycle */
+    for (uint32_t i = 0; i < n_sm; i++, p += CAL_BINS)
+        cal_init(&t->data[i], p, CAL_BIN);  /* one data wavefront per cycle */
+    uint32_t sector = c->l2_sector_bytes;
+    for (uint32_t i = 0; i < c->l2_slices; i++, p += CAL_BINS)
+        cal_init(&t->slice[i], p, (uint32_t)(((uint64_t)c->t_l2_slice_bytes_per_cycle * CAL_BIN) / sector));
+    cal_init(&t->dram, p, (uint32_t)(((uint64_t)c->t_dram_bytes_per_cycle * CAL_BIN) / sector));
+    t->slices = xcalloc(c->l2_slices, sizeof *t->slices);
+    t->sms = xcalloc(n_sm, sizeof *t->sms);
+    t->sm_slots = xcalloc((size_t)n_sm * c->max_ctas_per_sm, sizeof *t->sm_slots);
+    /* four times what can be resident, so that a CTA still live in the replay
+     * is not displaced by a later one that maps to the same entry */
+    uint32_t n_warps = pow2_at_least(4ull * n_sm * (c->max_threads_per_sm / 32u));
+    t->warps = xcalloc(n_warps, sizeof *t->warps);
+    t->warp_mask = n_warps - 1u;
+    uint32_t n_ctas = pow2_at_least(4ull * n_sm * c->max_ctas_per_sm);
+    t->ctas = xcalloc(n_ctas, sizeof *t->ctas);
+    t->cta_mask = n_ctas - 1u;
+    return t;
+}
+
+void timing_destroy(timing *t)
+{
+    if (!t)
+        return;
+    free(t->cal_storage);
+    free(t->issue);
+    free(t->tag);
+    free(t->data);
+    free(t->slice);
+    free(t->slices);
+    free(t->sms);
+    free(t->sm_slots);
+    free(t->warps);
+    free(t->ctas);
+    free(t->pcs);
+    free(t);
+}
+
+/* ---- SASS registers -------------------------------------------------------------- */
+
+static void reg_set(uint64_t *m, unsigned r)
+{
+    if (r < 255u)
+        m[r >> 6] |= 1ull << (r & 63u);
+}
+
+static bool reg_test(const uint64_t *m, unsigned r)
+{
+    return r < 255u && (m[r >> 6] >> (r & 63u)) & 1u;
+}
+
+void timing_parse_sass(const char *sass, bool has_dst, timing_regs *out)
+{
+    memset(out, 0, sizeof *out);
+    out->dst = TIMING_NO_REG;
+    if (!sass)
+        return;
+    const char *p = sass;
+    while (*p && !isspace((unsigned char)*p)) /* the opcode and its modifiers */
+        p++;
+    bool first = true;
+    while (*p) {
+        /* a register: R<digits> not part of a longer name (UR4, SR_TID, P0) */
+        if (*p == 'R' && isdigit((unsigned char)p[1]) &&
+            (p == sass || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
+            char *end;
+            unsigned long r = strtoul(p + 1, &end, 10);
+            bool pair = strncmp(end, ".64", 3) == 0;
+            if (first && has_dst) {
+                out->dst = r < 255 ? (uint8_t)r : TIMING_NO_REG;
+            } else {
+                reg_set(out->src, (unsigned)r);
+                if (pair)
+                    reg_set(out->src, (unsigned)r + 1u);
+            }
+            first = false;
+            p = end;
+            continue;
+        }
+        p++;
+    }
+}
+
+/* ---- kernels ---------------------------------------------------------------------- */
+
+void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info *info)
+{
+    t->gen++;
+    if (t->gen == 0)
+        t->gen = 1; /* 0 marks empty entries; after a wrap stale entries would look live */
+    t->k = k;
+    t->info = *info;
+    t->warps_per_cta = trace_kernel_warps_per_cta(k);
+    if (t->cap_pcs < k->n_pcs) {
+        free(t->pcs);
+        t->pcs = xmalloc((size_t)k->n_pcs * sizeof *t->pcs);
+        t->cap_pcs = k->n_pcs;
+    }
+    for (uint32_t i = 0; i < k->n_pcs; i++) {
+        const char *s = k->pcs[i].sass;
+        /* loads and value-returning atomics write their first register operand */
+        bool dst = s && (strncmp(s, "LD", 2) == 0 || strncmp(s, "ATOM", 4) == 0) &&
+                   strncmp(s, "LDGSTS", 6) != 0;
+        timing_parse_sass(s, dst, &t->pcs[i]);
+    }
+    uint32_t n_sm = t->cfg.sm_count;
+    for (size_t i = 0; i < (size_t)n_sm * t->smsps; i++)
+        cal_clear(&t->issue[i]);
+    for (uint32_t i = 0; i < n_sm; i++) {
+        cal_clear(&t->tag[i]);
+        cal_clear(&t->data[i]);
+    }
+    for (uint32_t i = 0; i < t->cfg.l2_slices; i++)
+        cal_clear(&t->slice[i]);
+    cal_clear(&t->dram);
+    memset(t->slices, 0, t->cfg.l2_slices * sizeof *t->slices);
+    memset(t->sms, 0, n_sm * sizeof *t->sms);
+    memset(t->sm_slots, 0, (size_t)n_sm * t->cfg.max_ctas_per_sm * sizeof *t->sm_slots);
+    t->end = 0;
+    t->next_dispatch_mcycles = 0;
+    t->lrc_in = t->lrc_merged = 0;
+}
+
+void timing_kernel_end(timing *t, timing_result *out)
+{
+    /* the GPU starts its CTAs one per cta_launch_millicycles, also CTAs
+     * that executed no memory instruction (the trace does not show them) */
+    uint64_t ctas = trace_kernel_ctas(t->k);
+    uint64_t busy = max64(t->end, (ctas * t->cfg.t_cta_launch_mcycles + 999u) / 1000u);
+    out->cycles = t->cfg.t_launch_cycles + busy;
+    out->lrc_input_sectors = t->lrc_in;
+    out->lrc_merged_sectors = t->lrc_merged;
+    t->k = NULL;
+}
+
+/* ---- CTAs and warps -------------------------------------------------------------- */
+
+static uint32_t sm_of(const timing *t, uint32_t cta, int32_t sm)
+{
+    if (t->info.trace_sms && sm >= 0 && (uint32_t)sm < t->cfg.sm_count)
+        return (uint32_t)sm;
+    return cta % t->cfg.sm_count;
+}
+
+/* The CTA's entry; a CTA seen for the first time takes the slot of its SM
+ * whose occupant ended earliest, and starts when that one ended and the SM
+ * can start another CTA. */
+static cta_state *cta_get(timing *t, uint32_t cta, uint32_t sm)
+{
+    uint32_t idx = cta & t->cta_mask;
+    cta_state *c = &t->ctas[idx];
+    if (c->gen == t->gen && c->cta == cta)
+        return c;
+    uint32_t slots = t->info.ctas_per_sm < t->cfg.max_ctas_per_sm ? t->info.ctas_per_sm : t->cfg.max_ctas_per_sm;
+    uint32_t *slot = &t->sm_slots[(size_t)sm * t->cfg.max_ctas_per_sm];
+    uint32_t best = 0;
+    uint64_t best_end = UINT64_MAX;
+    for (uint32_t i = 0; i < slots; i++) {
+        uint64_t e = 0;
+        if (slot[i]) {
+            const cta_state *o = &t->ctas[slot[i] - 1u];
+            e = o->gen == t->gen ? o->end : 0;
+        }
+        if (e < best_end) {
+            best_end = e;
+            best = i;
+        }
+    }
+    /* one dispatcher for the GPU: a CTA per cta_launch_millicycles */
+    uint64_t start = max64(best_end, (t->next_dispatch_mcycles + 999u) / 1000u);
+    t->next_dispatch_mcycles = max64(t->next_dispatch_mcycles, start * 1000u) + t->cfg.t_cta_launch_mcycles;
+    slot[best] = idx + 1u;
+    memset(c, 0, sizeof *c);
+    c->gen = t->gen;
+    c->cta = cta;
+    c->sm = sm;
+    c->start = c->end = start;
+    return c;
+}
+
+static warp_state *warp_get(timing *t, uint32_t cta, uint32_t warp, cta_state **cp, uint32_t sm)
+{
+    cta_state *c = cta_get(t, cta, sm);
+    *cp = c;
+    uint32_t idx = (uint32_t)((uint64_t)cta * t->warps_per_cta + warp) & t->warp_mask;
+    warp_state *w = &t->warps[idx];
+    if (w->gen == t->gen && w->cta == cta && w->warp == warp)
+        return w;
+    memset(w, 0, sizeof *w);
+    w->gen = t->gen;
+    w->cta = cta;
+    w->warp = warp;
+    w->clock = c->start;
+    w->pc_idx = UINT32_MAX;
+    return w;
+}
+
+/* The PC table index of pc: usually the entry after the warp's last one. */
+static uint32_t pc_index(const timing *t, const warp_state *w, uint32_t pc)
+{
+    const trace_kernel *k = t->k;
+    if (w->pc_idx != UINT32_MAX && w->pc_idx + 1u < k->n_pcs && k->pcs[w->pc_idx + 1u].pc == pc)
+        return w->pc_idx + 1u;
+    const trace_pc_info *p = trace_kernel_find_pc(k, pc);
+    return p ? (uint32_t)(p - k->pcs) : UINT32_MAX;
+}
+
+static void wait_all(warp_state *w, uint64_t *at)
+{
+    for (uint32_t i = 0; i < w->n_pend; i++)
+        *at = max64(*at, w->pend[i].ready);
+    w->n_pend = 0;
+}
+
+/* Wait for the loads whose registers r reads or rewrites; drop them. Returns
+ * whether some pending load wrote a register r reads. */
+static bool wait_regs(warp_state *w, const timing_regs *r, uint8_t dst, uint8_t dst_n, uint64_t *at)
+{
+    bool any = false;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < w->n_pend; i++) {
+        pending *p = &w->pend[i];
+        bool hit = false;
+        for (uint32_t j = 0; j < p->n && !hit; j++)
+            hit = reg_test(r->src, p->first + j);
+        any |= hit;
+        /* writing a register a load is still filling means its value was used */
+        if (!hit && dst != TIMING_NO_REG)
+            hit = p->first < dst + dst_n && dst < p->first + p->n;
+        if (hit)
+            *at = max64(*at, p->ready);
+        else
+            w->pend[keep++] = *p;
+    }
+    w->n_pend = (uint8_t)keep;
+    return any;
+}
+
+static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, uint64_t *clock)
+{
+    if (dst == TIMING_NO_REG)
+        return;
+    if (w->n_pend == MAX_PENDING) { /* out of scoreboards: wait for the oldest */
+        *clock = max64(*clock, w->pend[0].ready);
+        memmove(w->pend, w->pend + 1, (MAX_PENDING - 1u) * sizeof *w->pend);
+        w->n_pend--;
+    }
+    w->pend[w->n_pend++] = (pending){.ready = ready, .first = dst, .n = n};
+}
+
+/* Issue the instructions between the warp's last record and pc, then pc
+ * itself; returns the cycle pc issues. regs: pc's registers (NULL: none). */
+static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, uint32_t pc,
+                         const timing_regs *regs, bool is_store, uint8_t dst_n)
+{
+    uint64_t at = w->clock;
+    if (w->bar_wait) {
+        uint32_t s = (w->bar_gen - 1u) & 1u;
+        if (c->bar_id[s] == w->bar_gen - 1u)
+            at = max64(at, c->bar_max[s] + t->cfg.t_barrier_cycles);
+        w->bar_wait = false;
+    }
+    uint64_t between;
+    if (!w->started)
+        between = pc / PC_BYTES; /* the kernel's prologue, straight from its entry */
+    else if (pc > w->last_pc)
+        between = (pc - w->last_pc) / PC_BYTES - 1u;
+    else {
+        /* a loop's next iteration: its body's non-memory instructions used
+         * the loads (the branch back waits on nothing, but what lies between
+         * the last load and the branch does, as far as a trace can tell) */
+        between = BACK_BRANCH_INSTRUCTIONS;
+        wait_all(w, &at);
+    }
+    cal *iss = &t->issue[(size_t)sm * t->smsps + w->warp % t->smsps];
+    if (between)
+        at = cal_book(iss, at, between);
+    if (regs) {
+        bool from_load = wait_regs(w, regs, regs->dst, dst_n, &at);
+        /* a store whose data no pending load wrote directly stores a value
+         * computed since: from the loads in flight */
+        if (is_store && !from_load)
+            wait_all(w, &at);
+    }
+    at = cal_book(iss, at, 1) - 1u;
+    w->started = true;
+    w->last_pc = pc;
+    w->clock = at + 1u;
+    c->end = max64(c->end, w->clock);
+    return at;
+}
+
+/* ---- L2 ------------------------------------------------------------------------- */
+
+static inline uint64_t mix64(uint64_t z)
+{
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9ull;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z;
+}
+
+/* The slice of partition part that holds line: the same hash as l2.c
+ * (2 KiB granules, splitmix64), so the functional and the timing model agree
+ * on which lines share a slice. */
+static uint32_t slice_of(const timing *t, uint64_t line, uint32_t part)
+{
+    uint64_t h = mix64(line >> 4);
+    uint32_t s = (uint32_t)(((h >> 32) * t->slices_per_partition) >> 32);
+    return part * t->slices_per_partition + s;
+}
+
+/* The partition that is line's home (l2.c's rule): writes and atomics are done there. */
+static uint32_t home_of(const timing *t, uint64_t line)
+{
+    uint64_t h = mix64(line >> 4);
+    return (uint32_t)(((h & 0xffffffffu) * t->partitions) >> 32);
+}
+
+/* One request from SM sm leaving L1 at t1; returns when its data (or its
+ * acknowledgement) is back at the SM. */
+static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t t1)
+{
+    const cfg_gpu *c = &t->cfg;
+    uint64_t l2_in = c->t_l2_hit_cycles / 2u, l2_out = c->t_l2_hit_cycles - l2_in;
+    uint64_t arrive = t1 + l2_in + (r->far ? c->t_l2_far_extra_cycles / 2u : 0);
+    /* reads are looked up in the SM's near partition; writes and atomics at home */
+    uint32_t part = r->op == GPU_L2_READ ? sm % t->partitions : home_of(t, r->line);
+    uint32_t si = slice_of(t, r->line, part);
+    slice_state *ss = &t->slices[si];
+    uint64_t served;
+    uint32_t sectors = r->sectors;
+    uint64_t merged_ret = 0;
+    lrc_entry *e = NULL;
+
+    if (r->op == GPU_L2_READ) {
+        /* the LRC: sectors that an earlier read of the same line still waits
+         * for (queued before the slice: arrived, not yet served) come back
+         * with that read and never reach the slice */
+        t->lrc_in += r->sectors;
+        e = &ss->lrc[(r->line ^ (r->line >> 6)) & (LRC_WAYS - 1u)];
+        if (e->valid && e->line == r->line && arrive >= e->arrive && arrive < e->start) {
+            uint32_t merged = r->sector_mask & e->mask;
+            if (merged) {
+                uint32_t n = (uint32_t)__builtin_popcount(merged);
+                t->lrc_merged += n;
+                sectors -= n < sectors ? n : sectors;
+                merged_ret = e->ret;
+            }
+        }
+    }
+
+    if (r->op == GPU_L2_ATOMIC) {
+        if (ss->atomic_valid && ss->atomic_line == r->line) {
+            uint64_t m = max64(arrive * 1000u, ss->atomic_free_mcycles) + c->t_l2_atomic_same_line_mcycles;
+            ss->atomic_free_mcycles = m;
+            served = (m + 999u) / 1000u;
+        } else {
+            served = cal_book(&t->slice[si], arrive, sectors);
+            ss->atomic_line = r->line;
+            ss->atomic_valid = true;
+            ss->atomic_free_mcycles = served * 1000u;
+        }
+    } else {
+        served = cal_book(&t->slice[si], arrive, sectors);
+    }
+    uint64_t back = l2_out + (r->far ? c->t_l2_far_extra_cycles - c->t_l2_far_extra_cycles / 2u : 0);
+    uint64_t ret = served + back;
+    if (r->dram_sectors) {
+        uint64_t extra = c->t_dram_cycles > c->t_l2_hit_cycles ? c->t_dram_cycles - c->t_l2_hit_cycles : 0;
+        uint64_t d_in = extra / 2u;
+        uint64_t d = cal_book(&t->dram, served + d_in, r->dram_sectors);
+        ret = max64(ret, d + (extra - d_in) + back);
+    }
+    if (e && sectors) { /* this read now waits for its slice: later ones may merge */
+        uint64_t own = ((uint64_t)sectors * CAL_BIN + t->slice[si].cap - 1u) / t->slice[si].cap;
+        *e = (lrc_entry){.line = r->line, .arrive = arrive, .start = served - own, .ret = ret,
+                         .mask = r->sector_mask, .valid = true};
+    }
+    return max64(ret, merged_ret);
+}
+
+/* ---- records --------------------------------------------------------------------- */
+
+static void on_record(void *ctx, const gpu_event *e)
+{
+    timing *t = ctx;
+    const trace_mem *m = e->m;
+    const cfg_gpu *c = &t->cfg;
+    cta_state *cs;
+    warp_state *w = warp_get(t, m->cta, m->warp, &cs, e->sm);
+    uint32_t pi = pc_index(t, w, m->pc);
+    const timing_regs *regs = pi != UINT32_MAX ? &t->pcs[pi] : NULL;
+    w->pc_idx = pi;
+    uint8_t dst_n = (uint8_t)(m->size_bytes > 4 ? m->size_bytes / 4u : 1u);
+    uint64_t at = issue_to(t, w, cs, e->sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n);
+    bool returns = m->kind == TRACE_KIND_LD || m->kind == TRACE_KIND_ATOM;
+    uint64_t done;
+
+    if (m->space == TRACE_SPACE_SHARED) {
+        done = cal_book(&t->data[e->sm], at, e->data_wavefronts) + c->t_smem_cycles - 1u;
+    } else {
+        uint64_t tagged = cal_book(&t->tag[e->sm], at, e->tag_wavefronts);
+        if (m->kind == TRACE_KIND_ST) {
+            t->sms[e->sm].last_store = tagged;
+            done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
+        } else if (e->n_l2 == 0) {
+            done = cal_book(&t->data[e->sm], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;
+        } else {
+            done = tagged + c->t_l1_hit_cycles;
+            for (uint32_t i = 0; i < e->n_l2; i++)
+                done = max64(done, l2_request(t, e->sm, &e->l2[i], tagged));
+            if (e->data_wavefronts > 1)
+                done = cal_book(&t->data[e->sm], done, e->data_wavefronts);
+        }
+    }
+    if (returns && regs)
+        add_pending(w, regs->dst, dst_n, done, &w->clock);
+    t->end = max64(t->end, max64(done, w->clock));
+    cs->end = max64(cs->end, w->clock);
+}
+
+static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
+{
+    timing *t = ctx;
+    uint64_t done = l2_request(t, sm, r, t->sms[sm].last_store);
+    t->end = max64(t->end, done);
+}
+
+gpu_observer timing_observer(timing *t)
+{
+    return (gpu_observer){.record = on_record, .store_line = on_store_line, .ctx = t};
+}
+
+void timing_barrier(timing *t, const trace_barrier *b)
+{
+    uint32_t sm = sm_of(t, b->cta, b->sm);
+    cta_state *c;
+    warp_state *w = warp_get(t, b->cta, b->warp, &c, sm);
+    w->pc_idx = pc_index(t, w, b->pc);
+    uint64_t at = issue_to(t, w, c, sm, b->pc, NULL, false, 0);
+    uint32_t g = w->bar_gen, s = g & 1u;
+    if (c->bar_id[s] != g || c->bar_count[s] == 0) {
+        c->bar_id[s] = g;
+        c->bar_count[s] = 0;
+        c->bar_max[s] = 0;
+    }
+    c->bar_count[s]++;
+    c->bar_max[s] = max64(c->bar_max[s], at);
+    w->bar_gen++;
+    w->bar_wait = true;
+    t->end = max64(t->end, at + 1u);
+}

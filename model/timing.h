@@ -1,0 +1,65 @@
+/* timing.h - the cycle-approximate timing layer: predicts a kernel launch's
+ * sm__cycles_elapsed.avg from the functional model's per-record outcomes
+ * (gpu.h's observer), and the reads the L2 request coalescer (LRC) merges.
+ *
+ * Records arrive in capture order, which is not time order across warps. Each
+ * warp keeps its own clock in program order; shared resources (the issue slots
+ * of each SM sub-partition, each SM's L1 tag and data stages, each L2 slice,
+ * DRAM) are time calendars: capacity per time bin in a ring, so a request that
+ * arrives late in the replay but early in time still queues behind what is
+ * already booked in its bins. What is modelled, and every constant's source:
+ * docs/timing.md. Deliberately not modelled: instruction latencies of the
+ * non-memory instructions (the trace holds only memory instructions and
+ * barriers; the work between two records is counted from their PCs and
+ * issued at one instruction per cycle), warp scheduling policy, MSHR limits,
+ * TLBs, DRAM banks and refresh, the store path's merging of neighbouring
+ * warps (findings §6), clock changes during a kernel.
+ *
+ * No allocation per record: tables are sized at timing_create from the
+ * config; timing_kernel_begin allocates the kernel's per-PC register table. */
+#ifndef GMS_TIMING_H
+#define GMS_TIMING_H
+
+#include <stdint.h>
+
+#include "cfg.h"
+#include "gpu.h"
+#include "trace.h"
+
+typedef struct timing timing;
+
+/* What the timing layer predicts for one kernel launch. */
+typedef struct timing_result {
+    uint64_t cycles;              /* predicted sm__cycles_elapsed.avg */
+    uint64_t lrc_input_sectors;   /* read sectors that reached the LRC (the functional L2 read sectors) */
+    uint64_t lrc_merged_sectors;  /* of those, merged with an identical read waiting for its slice
+                                   * (lrc__request_sectors_op_read_coalescing_achieved_type_hardware) */
+} timing_result;
+
+/* c->timing must be true (the [timing] section is set). */
+timing *timing_create(const cfg_gpu *c);
+void timing_destroy(timing *t);
+
+/* The observer to give gpu_set_observer: its callbacks feed t. */
+gpu_observer timing_observer(timing *t);
+
+/* Start a kernel (after gpu_kernel_begin succeeded: info is its placement). */
+void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info *info);
+/* A barrier record (after gpu_barrier). */
+void timing_barrier(timing *t, const trace_barrier *b);
+/* End the kernel (after gpu_kernel_end, whose store-combining flush the
+ * observer has seen) and fill *out. */
+void timing_kernel_end(timing *t, timing_result *out);
+
+/* The registers a SASS instruction names, parsed from its text: the first
+ * register operand when it is a destination (loads, atomics that return),
+ * and every register read (addresses, store data; a ".64" operand names two
+ * registers). For tests and the timing layer. */
+typedef struct timing_regs {
+    uint8_t dst;          /* first destination register, TIMING_NO_REG when none */
+    uint64_t src[4];      /* bit r: register Rr is read (R0..R254) */
+} timing_regs;
+#define TIMING_NO_REG 255u
+void timing_parse_sass(const char *sass, bool has_dst, timing_regs *out);
+
+#endif
