@@ -60,7 +60,8 @@ LIB  := $(BUILD)/libgpumemsim.a
 BIN  := $(BUILD)/gpumemsim
 TESTBIN := $(BUILD)/tests/run-tests
 
-.PHONY: all check check-unit check-asan check-golden check-validate check-explain check-valgrind check-fuzz \
+.PHONY: all check check-unit check-asan check-golden check-validate check-explain check-explain-html check-tutorial \
+        bless-tutorial check-valgrind check-fuzz \
         capture validate bench fuzz clean
 all: $(BIN)
 
@@ -89,7 +90,7 @@ $(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB)
 	$(Q)$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
 
 # ---- tests -------------------------------------------------------------------
-check: check-unit check-golden check-validate check-explain check-asan check-fuzz
+check: check-unit check-golden check-validate check-explain check-explain-html check-tutorial check-asan check-fuzz
 
 check-unit: $(TESTBIN) $(BIN)
 	CK_FORK=yes $(TESTBIN)
@@ -103,6 +104,18 @@ check-validate: $(BIN)
 # gpumemsim explain on shipped captures, and the quoted output of docs/explain.md
 check-explain: $(BIN)
 	tests/explain-cli.sh $(BIN)
+
+# gpumemsim explain --format html: well-formed, the model's numbers, escaping, limits
+check-explain-html: $(BIN)
+	tests/explain-html.sh $(BIN)
+
+# docs/tutorial.md: every quoted command still prints what it quotes; bless-tutorial
+# rewrites the quotes from the current output (review the diff before committing)
+check-tutorial: $(BIN)
+	tests/tutorial.sh $(BIN)
+
+bless-tutorial: $(BIN)
+	tests/tutorial.sh $(BIN) --bless
 
 check-asan:
 	$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=address,undefined \
