@@ -271,7 +271,9 @@ static void source_line_html(FILE *f, const source_file *sf, uint32_t line)
 /* ---- heat ------------------------------------------------------------------------------ */
 
 /* 0 (no excess) to 5 by the share of the cost that is excessive: a column
- * "X Excessive" against its total "X", an N-way conflict by 1 - 1/N. */
+ * "X Excessive" against its total "X"; the N-way column (wavefronts per
+ * execution) by the share of excessive wavefronts, since an LDS.128 needs
+ * 2 per execution without any conflict. */
 static int heat_level(size_t col, uint64_t execs, const stats *s)
 {
     size_t ncols;
@@ -287,7 +289,9 @@ static int heat_level(size_t col, uint64_t execs, const stats *s)
         double tv = t >= 0 ? source_view_value((size_t)t, execs, s) : 0;
         share = tv > 0 ? v / tv : 0;
     } else if (strcmp(name, "L1 Conflicts Shared N-Way") == 0) {
-        share = v > 1 ? 1 - 1 / v : 0;
+        int x = source_view_find("L1 Wavefronts Shared Excessive"), t = source_view_find("L1 Wavefronts Shared");
+        double tv = x >= 0 && t >= 0 ? source_view_value((size_t)t, execs, s) : 0;
+        share = tv > 0 ? source_view_value((size_t)x, execs, s) / tv : 0;
     }
     if (share <= 0)
         return 0;
@@ -350,7 +354,8 @@ static void write_legend(FILE *f, const options *o)
           "source</code>) under ncu&#39;s names, per source line (its memory instructions summed) and per SASS "
           "instruction; they follow from the addresses alone. The <b>model counters</b> depend on the caches; ncu "
           "has them per kernel only.</p>\n<p>Heat on the costly columns, by the share of the cost that is excessive "
-          "(excessive sectors or wavefronts against their total; an N-way conflict as 1 &#x2212; 1/N): "
+          "(excessive sectors or wavefronts against their total; the N-way column like its excessive wavefronts, "
+          "since an LDS.128 needs 2 wavefronts without a conflict): "
           "<span class=\"sw h1\"></span> under 20&#xa0;% <span class=\"sw h2\"></span> 20&#x2013;40&#xa0;% "
           "<span class=\"sw h3\"></span> 40&#x2013;60&#xa0;% (a 2-way conflict) <span class=\"sw h4\"></span> "
           "60&#x2013;80&#xa0;% (4-way) <span class=\"sw h5\"></span> 80&#xa0;% and more; no colour: no excess."

@@ -247,7 +247,11 @@ check("stride4 0x0310: 8,448 wavefronts, 4.00-way", row.get("L1 Wavefronts Share
       and row.get("L1 Conflicts Shared N-Way") == "4.00")
 check("stride4 0x0310: a 4-way conflict is heat level 4", r is not None and r["cells"][6]["attrs"]["class"] == "n h4")
 row, r = pc_row(pages["bank_pad17"], "0x0480")
-check("pad17 0x0480: the padded store is 2-way", row.get("L1 Conflicts Shared N-Way") == "2.00")
+check("pad17 0x0480: the padded store is 2-way, heat level 3", row.get("L1 Conflicts Shared N-Way") == "2.00"
+      and r["cells"][6]["attrs"]["class"] == "n h3")
+row, r = pc_row(pages["matrixMul_tiled16"], "0x0310")
+check("tiled16 0x0310: an LDS.128 is 2 wavefronts without a conflict: no heat",
+      row.get("L1 Conflicts Shared N-Way") == "2.00" and r["cells"][6]["attrs"]["class"] == "n")
 check("transpose_shared: a 32-way conflict at heat level 5", any(
     dict(zip(t["head"], [c["text"] for c in r["cells"]])).get("L1 Conflicts Shared N-Way") == "32.00"
     and r["cells"][6]["attrs"]["class"] == "n h5"
