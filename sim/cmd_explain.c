@@ -320,8 +320,8 @@ static int select_pcs(collected *c, const options *o, err_info *err)
         }
         launches_with += d->n_selected > 0;
     }
-    if (launches_with > 0)
-        return 0;
+    if (launches_with > 0 || (!o->have_pc && !o->have_line))
+        return 0; /* without a selection, a kernel that touched no memory is shown as such */
     const launch_data *d = &c->launches[0];
     char list[1024];
     if (o->have_pc) {

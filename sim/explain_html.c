@@ -773,7 +773,8 @@ static void launch_html(FILE *f, const options *o, const explain_geom *g, gpu *m
     html_text(f, d->k.name);
     fputs("</code></p>\n", f);
     if (d->n_selected == 0) {
-        fputs("<p class=\"note\">(no memory instruction selected in this launch)</p>\n</section>\n", f);
+        fputs(d->n_pcs ? "<p class=\"note\">(no memory instruction selected in this launch)</p>\n</section>\n"
+                       : "<p class=\"note\">(this launch executed no memory instruction)</p>\n</section>\n", f);
         return;
     }
     source_file *files = xcalloc((size_t)d->k.n_files + 1u, sizeof *files);

@@ -265,7 +265,8 @@ static void table_launch(FILE *f, const options *o, const launch_data *d)
         fprintf(f, ", %u selected by %s", d->n_selected, o->have_pc ? "--pc" : "--line");
     fputc('\n', f);
     if (d->n_selected == 0) {
-        fputs("(no memory instruction selected in this launch)\n", f);
+        fputs(d->n_pcs ? "(no memory instruction selected in this launch)\n"
+                       : "(this launch executed no memory instruction)\n", f);
         return;
     }
     line_key *keys = xmalloc(((size_t)d->n_pcs + 1u) * sizeof *keys);

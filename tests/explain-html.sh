@@ -80,6 +80,7 @@ csv lanes-warp --config $H200 traces/h200/readSegment_off11.trace --warp 5:3 --p
 render hostile-nosrc --config $H200 "$OUT/hostile.txt"
 render hostile-src --config $H200 "$OUT/hostile.txt" --source-dir "$OUT/src"
 render many --config $H200 "$OUT/many.txt"
+render empty --config $H200 traces/h200/empty_1cta.trace
 
 python3 - "$OUT" <<'PY' || fails=$((fails + 1))
 import csv, html, os, re, sys
@@ -346,6 +347,10 @@ p = page("many")
 check("20 launches x 64: 1,024 lane views in all, 256 listed", len(p.articles) == 1024
       and p.raw.count('<span data-pc="') == 256 and "1024 in the report" in p.raw)
 check("20 launches: a list of launches", p.raw.count('<li><a href="#launch-') == 20)
+
+p = page("empty")
+check("empty_1cta: a kernel without memory instructions is shown as such",
+      "(this launch executed no memory instruction)" in p.raw and len(p.articles) == 0)
 
 for b in bad:
     print("explain-html: FAIL:", b, file=sys.stderr)
