@@ -662,9 +662,15 @@ static void execution_html(FILE *f, const options *o, const explain_geom *g, gpu
     view_id(id, sizeof id, d, p->pc);
     ex_pc_text(p->pc, pc, sizeof pc);
     ex_where_of(d, p->pc, where, sizeof where);
-    fprintf(f, "<article class=\"exec\" id=\"%s\" data-pc=\"%s\">\n<h4>%s <code>", id, pc, pc);
-    html_text(f, ex_pc_sass(d, p->pc));
-    fputs("</code> (", f);
+    fprintf(f, "<article class=\"exec\" id=\"%s\" data-pc=\"%s\">\n<h4>%s ", id, pc, pc);
+    if (ex_pc_sass(d, p->pc)[0]) {
+        fputs("<code>", f);
+        html_text(f, ex_pc_sass(d, p->pc));
+        fputs("</code>", f);
+    } else {
+        fputs("(the trace has no SASS for this PC)", f);
+    }
+    fputs(" (", f);
     html_text(f, where);
     fputs(")</h4>\n", f);
     if (!x->found) {
