@@ -60,7 +60,8 @@ LIB  := $(BUILD)/libgpumemsim.a
 BIN  := $(BUILD)/gpumemsim
 TESTBIN := $(BUILD)/tests/run-tests
 
-.PHONY: check-hygiene all check check-unit check-asan check-golden check-validate check-timing check-explain check-valgrind check-fuzz \
+.PHONY: check-hygiene all check check-unit check-asan check-golden check-validate check-timing check-explain \
+        check-explain-html check-tutorial bless-tutorial check-valgrind check-fuzz \
         capture validate bench fuzz clean
 all: $(BIN)
 
@@ -89,7 +90,8 @@ $(TESTBIN): $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB)
 	$(Q)$(CC) $(ALL_LDFLAGS) $(TEST_OBJ) $(SIM_LIB_OBJ) $(CAPTURE_HOST_OBJ) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS) -lm -o $@
 
 # ---- tests -------------------------------------------------------------------
-check: check-unit check-golden check-validate check-timing check-explain check-hygiene check-asan check-fuzz
+check: check-unit check-golden check-validate check-timing check-explain check-explain-html check-tutorial \
+       check-hygiene check-asan check-fuzz
 
 check-unit: $(TESTBIN) $(BIN)
 	CK_FORK=yes $(TESTBIN)
@@ -111,6 +113,18 @@ check-explain: $(BIN)
 # every header compiles alone; every exported symbol carries its module prefix
 check-hygiene: $(LIB)
 	CC="$(CC)" tests/hygiene.sh $(LIB)
+
+# gpumemsim explain --format html: well-formed, the model's numbers, escaping, limits
+check-explain-html: $(BIN)
+	tests/explain-html.sh $(BIN)
+
+# docs/tutorial.md: every quoted command still prints what it quotes; bless-tutorial
+# rewrites the quotes from the current output (review the diff before committing)
+check-tutorial: $(BIN)
+	tests/tutorial.sh $(BIN)
+
+bless-tutorial: $(BIN)
+	tests/tutorial.sh $(BIN) --bless
 
 check-asan:
 	$(MAKE) --no-print-directory BUILD=build/asan SANITIZE=address,undefined \

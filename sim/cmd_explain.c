@@ -6,13 +6,16 @@
  * counts of the selected launches (sim/replay.h), and picks the instructions
  * of --pc / --line. The views are elsewhere: explain_source.c (default: the
  * columns of Nsight Compute's source view per line and per instruction) and
- * explain_lanes.c (--lanes: one execution lane by lane, and why);
- * explain_int.h is what they share. */
+ * explain_lanes.c (--lanes: one execution lane by lane, and why),
+ * explain_html.c (--format html: both on one page); explain_int.h is what
+ * they share. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cfg.h"
 #include "commands.h"
@@ -24,6 +27,8 @@ static const char explain_usage[] =
     "usage: gpumemsim explain --config FILE TRACE [--kernel REGEX] [--launch N]\n"
     "                         [--pc 0xPC | --line FILE:LINE] [--lanes] [--warp CTA:WARP]\n"
     "                         [--format table|csv|json] [-o FILE] [--allow-incomplete]\n"
+    "       gpumemsim explain --config FILE TRACE --format html -o FILE.html [--source-dir DIR]\n"
+    "                         [--max-lanes-views N] [the selections above]\n"
     "\n"
     "Show what each memory instruction of TRACE costs on the GPU that FILE describes, and why.\n"
     "\n"
@@ -48,7 +53,12 @@ static const char explain_usage[] =
     "                      selected launch (--launch N picks another)\n"
     "  --warp CTA:WARP     the execution of this warp (flat CTA index, warp in the CTA);\n"
     "                      implies --lanes\n"
-    "  --format F          table (default, for people), csv or json (for tools)\n"
+    "  --format F          table (default, for people), csv or json (for tools), or html:\n"
+    "                      one self-contained page with both views, for a browser\n"
+    "  --source-dir DIR    html: read the CUDA source under DIR, found by the last path\n"
+    "                      components of the recorded file (else at the recorded path)\n"
+    "  --max-lanes-views N html: draw the lanes of at most N memory instructions per launch\n"
+    "                      (default 64, at most 1024; the others are listed)\n"
     "  -o FILE             write to FILE instead of standard output\n"
     "  --allow-incomplete  read a trace whose capture did not complete (with a warning)\n";
 
@@ -75,6 +85,8 @@ static int parse_options(int argc, char **argv, options *o, bool *help)
     memset(o, 0, sizeof *o);
     o->replay.progress = true;
     o->fmt = REPORT_TABLE;
+    o->max_lanes_views = EXPLAIN_HTML_LANES_DEFAULT;
+    bool have_max_lanes = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -126,8 +138,25 @@ static int parse_options(int argc, char **argv, options *o, bool *help)
             o->have_warp = o->lanes = true;
         } else if (strcmp(a, "--format") == 0) {
             v = option_value(argc, argv, &i);
-            if (!v || report_format_parse(v, &o->fmt) != 0)
-                return cmd_fail("explain: --format expects table, csv or json%s%s", v ? ", got " : "", v ? v : "");
+            o->html = v && strcmp(v, "html") == 0;
+            o->fmt = REPORT_TABLE;
+            if (!v || (!o->html && report_format_parse(v, &o->fmt) != 0))
+                return cmd_fail("explain: --format expects table, csv, json or html%s%s", v ? ", got " : "",
+                                v ? v : "");
+        } else if (strcmp(a, "--source-dir") == 0) {
+            struct stat st;
+            if (!(o->source_dir = option_value(argc, argv, &i)))
+                return cmd_fail("explain: --source-dir needs a directory");
+            if (stat(o->source_dir, &st) != 0)
+                return cmd_fail("explain: --source-dir %s: %s", o->source_dir, strerror(errno));
+            if (!S_ISDIR(st.st_mode))
+                return cmd_fail("explain: --source-dir %s: not a directory", o->source_dir);
+        } else if (strcmp(a, "--max-lanes-views") == 0) {
+            v = option_value(argc, argv, &i);
+            if (parse_u32(v, 10, &o->max_lanes_views) != 0 || o->max_lanes_views > EXPLAIN_HTML_LANES_MAX)
+                return cmd_fail("explain: --max-lanes-views expects a number of instructions from 0 to %u%s%s",
+                                EXPLAIN_HTML_LANES_MAX, v ? ", got " : "", v ? v : "");
+            have_max_lanes = true;
         } else if (strcmp(a, "-o") == 0) {
             if (!(o->out_path = option_value(argc, argv, &i)))
                 return cmd_fail("explain: -o needs a file");
@@ -147,7 +176,12 @@ static int parse_options(int argc, char **argv, options *o, bool *help)
         return cmd_fail("explain: no trace given (see gpumemsim explain --help)");
     if (o->have_pc && o->have_line)
         return cmd_fail("explain: give --pc or --line, not both");
-    if (o->lanes && strcmp(o->trace, "-") == 0)
+    if (!o->html && (o->source_dir || have_max_lanes))
+        return cmd_fail("explain: %s is an option of --format html", o->source_dir ? "--source-dir" : "--max-lanes-views");
+    if (o->html && o->max_lanes_views && strcmp(o->trace, "-") == 0)
+        return cmd_fail("explain: --format html reads the trace twice to draw lanes: give a file, not standard "
+                        "input (or --max-lanes-views 0)");
+    if (o->lanes && !o->html && strcmp(o->trace, "-") == 0)
         return cmd_fail("explain: --lanes reads the trace twice: give a file, not standard input");
     if (o->lanes && !o->have_pc && !o->have_line)
         return cmd_fail("explain: --lanes%s needs the instruction: --pc 0xPC or --line FILE:LINE",
@@ -286,8 +320,8 @@ static int select_pcs(collected *c, const options *o, err_info *err)
         }
         launches_with += d->n_selected > 0;
     }
-    if (launches_with > 0)
-        return 0;
+    if (launches_with > 0 || (!o->have_pc && !o->have_line))
+        return 0; /* without a selection, a kernel that touched no memory is shown as such */
     const launch_data *d = &c->launches[0];
     char list[1024];
     if (o->have_pc) {
@@ -340,7 +374,10 @@ int cmd_explain(int argc, char **argv)
         return cmd_fail("explain: cannot create %s", o.out_path);
     }
     rc = 0;
-    if (o.lanes) {
+    if (o.html) {
+        if (explain_write_html(out, &o, &cfg, &c, &err) != 0)
+            rc = cmd_fail("%s", err.msg);
+    } else if (o.lanes) {
         if (explain_write_lanes(out, &o, &cfg, &c, &err) != 0)
             rc = cmd_fail("%s", err.msg);
     } else {

@@ -15,12 +15,6 @@
 
 /* ---- --lanes: finding the execution ---------------------------------------------- */
 
-typedef struct found_exec {
-    uint32_t pc_index;    /* into launch_data.pcs */
-    bool found;
-    trace_mem mem;
-} found_exec;
-
 /* Read the trace again up to the launch and keep, per selected PC, the first
  * record (of the --warp warp when given). */
 static int find_executions(const options *o, const launch_data *d, found_exec *ex, uint32_t n_ex, err_info *err)
@@ -58,7 +52,7 @@ static int find_executions(const options *o, const launch_data *d, found_exec *e
 
 /* The source-view values of one record alone, replayed as a kernel of its
  * own (they depend on the addresses only, not on what the caches hold). */
-static void one_execution(gpu *g, const trace_kernel *k, const trace_mem *m, uint64_t *execs, stats *s)
+void ex_one_execution(gpu *g, const trace_kernel *k, const trace_mem *m, uint64_t *execs, stats *s)
 {
     err_info err = {{0}};
     stats total;
@@ -79,7 +73,7 @@ static void one_execution(gpu *g, const trace_kernel *k, const trace_mem *m, uin
 
 /* ---- --lanes: output ----------------------------------------------------------------- */
 
-static const char *access_name(const explain_result *r)
+const char *ex_access_name(const explain_result *r)
 {
     static const char *const names[TRACE_SPACE_COUNT][TRACE_KIND_COUNT] = {
         [TRACE_SPACE_GLOBAL] = {"global load", "global store", "global atomic", "global reduction"},
@@ -92,7 +86,7 @@ static const char *access_name(const explain_result *r)
 }
 
 /* "3", "0-3", "30,31,0,1" (the banks of a lane's words) */
-static void lane_banks(const explain_result *r, const explain_lane *ln, char *buf, size_t n)
+void ex_lane_banks(const explain_result *r, const explain_lane *ln, char *buf, size_t n)
 {
     const smem_word *w = &r->bank.words[ln->first_word];
     bool run = true;
@@ -113,7 +107,7 @@ static void lane_banks(const explain_result *r, const explain_lane *ln, char *bu
 }
 
 /* Distinct passes of a lane's words: "0", "0,1" */
-static void lane_passes(const explain_result *r, const explain_lane *ln, char *buf, size_t n)
+void ex_lane_passes(const explain_result *r, const explain_lane *ln, char *buf, size_t n)
 {
     uint32_t seen = 0; /* passes below 32 as bits; more are listed as they come */
     size_t o = 0;
@@ -129,7 +123,7 @@ static void lane_passes(const explain_result *r, const explain_lane *ln, char *b
     }
 }
 
-static bool lane_broadcast(const explain_result *r, const explain_lane *ln)
+bool ex_lane_broadcast(const explain_result *r, const explain_lane *ln)
 {
     if (!ln->n_words)
         return false;
@@ -140,7 +134,7 @@ static bool lane_broadcast(const explain_result *r, const explain_lane *ln)
 }
 
 /* Lanes whose non-repeated words fall in the worst bank of phase p. */
-static uint32_t worst_bank_lanes(const explain_result *r, uint32_t p)
+uint32_t ex_worst_bank_lanes(const explain_result *r, uint32_t p)
 {
     const smem_phase *ph = &r->bank.phases[p];
     uint32_t mask = 0;
@@ -155,7 +149,7 @@ static uint32_t worst_bank_lanes(const explain_result *r, uint32_t p)
     return mask;
 }
 
-static uint32_t phase_lane_mask(const explain_result *r, uint32_t p)
+uint32_t ex_phase_lane_mask(const explain_result *r, uint32_t p)
 {
     uint32_t mask = 0;
     for (uint32_t l = 0; l < TRACE_WARP_LANES; l++)
@@ -164,7 +158,7 @@ static uint32_t phase_lane_mask(const explain_result *r, uint32_t p)
     return mask;
 }
 
-static uint64_t line_base(const explain_geom *g, const explain_result *r)
+uint64_t ex_line_base(const explain_geom *g, const explain_result *r)
 {
     return r->lowest_addr & ~(uint64_t)(g->coal.line_bytes - 1u);
 }
@@ -181,11 +175,11 @@ static void table_lanes(FILE *f, const explain_geom *g, const explain_result *r)
                 fprintf(f, "%4u  (inactive)\n", l);
                 continue;
             }
-            lane_banks(r, ln, banks, sizeof banks);
-            lane_passes(r, ln, passes, sizeof passes);
+            ex_lane_banks(r, ln, banks, sizeof banks);
+            ex_lane_passes(r, ln, passes, sizeof passes);
             fprintf(f, "%4u  0x%-9" PRIx64 "  %5" PRIu64 "  %2u  %-11s  %5" PRIu64 "  %5u  %9s%s\n", l, ln->addr,
                     ln->addr / g->banks.mode_bytes, r->size_bytes, banks, r->bank.words[ln->first_word].entry,
-                    ln->phase, passes, lane_broadcast(r, ln) ? "  broadcast" : "");
+                    ln->phase, passes, ex_lane_broadcast(r, ln) ? "  broadcast" : "");
         }
         char note[256];
         snprintf(note, sizeof note, "(word = offset / %u B; bank = word %% %u; entry = offset / %u B; wavefront 0 "
@@ -199,7 +193,7 @@ static void table_lanes(FILE *f, const explain_geom *g, const explain_result *r)
     else
         fprintf(f, "lane  address             offset   B  line  sector  bytes%s\n",
                 r->banked ? "  bank(s)      phase  wavefront" : "");
-    uint64_t base = line_base(g, r);
+    uint64_t base = ex_line_base(g, r);
     for (uint32_t l = 0; l < TRACE_WARP_LANES; l++) {
         const explain_lane *ln = &r->lanes[l];
         if (!ln->active) {
@@ -216,8 +210,8 @@ static void table_lanes(FILE *f, const explain_geom *g, const explain_result *r)
         fprintf(f, "%4u  0x%-16" PRIx64 "  %6" PRIu64 "  %2u  %4u  %6u  %5s", l, ln->addr, ln->addr - base,
                 r->size_bytes, ln->line_index, ln->sector, bytes);
         if (r->banked) {
-            lane_banks(r, ln, banks, sizeof banks);
-            lane_passes(r, ln, passes, sizeof passes);
+            ex_lane_banks(r, ln, banks, sizeof banks);
+            ex_lane_passes(r, ln, passes, sizeof passes);
             fprintf(f, "  %-11s  %5u  %9s", banks, ln->phase, passes);
         }
         fputc('\n', f);
@@ -232,23 +226,33 @@ static void table_lanes(FILE *f, const explain_geom *g, const explain_result *r)
     ex_write_wrapped(f, note, "", " ");
 }
 
+/* A line's sectors as a list ("1,2,3"), the bytes of them used and their count. */
+void ex_line_sectors(const explain_geom *g, const coal_line *cl, char *list, size_t size, uint32_t *used,
+                     uint32_t *n)
+{
+    size_t o = 0;
+    *used = *n = 0;
+    list[0] = '\0';
+    for (uint32_t s = 0; s < g->coal.sectors_per_line; s++) {
+        if (!(cl->sector_mask & (1u << s)))
+            continue;
+        if (o < size) {
+            int c = snprintf(list + o, size - o, "%s%u", *n ? "," : "", s);
+            o += c > 0 ? (size_t)c : 0;
+        }
+        *used += (uint32_t)__builtin_popcount(cl->byte_mask[s]);
+        (*n)++;
+    }
+}
+
 static void table_lines(FILE *f, const explain_geom *g, const explain_result *r)
 {
     fprintf(f, "\nline  address             sectors touched  bytes used\n");
     for (uint32_t i = 0; i < r->coal.n_lines; i++) {
         const coal_line *cl = &r->coal.lines[i];
         char list[32];
-        size_t o = 0;
-        uint32_t used = 0, n = 0;
-        list[0] = '\0';
-        for (uint32_t s = 0; s < g->coal.sectors_per_line; s++) {
-            if (!(cl->sector_mask & (1u << s)))
-                continue;
-            int c = snprintf(list + o, sizeof list - o, "%s%u", n ? "," : "", s);
-            o += c > 0 ? (size_t)c : 0;
-            used += (uint32_t)__builtin_popcount(cl->byte_mask[s]);
-            n++;
-        }
+        uint32_t used, n;
+        ex_line_sectors(g, cl, list, sizeof list, &used, &n);
         fprintf(f, "%4u  0x%-16" PRIx64 "  %-15s  %u of %u\n", i, cl->line << g->coal.line_shift, list, used,
                 n * g->coal.sector_bytes);
     }
@@ -265,12 +269,12 @@ static void table_phases(FILE *f, const explain_result *r)
             snprintf(lanes, sizeof lanes, "%u", first);
         else
             snprintf(lanes, sizeof lanes, "%u-%u", first, first + r->lanes_per_phase - 1u);
-        uint32_t active = (uint32_t)__builtin_popcount(phase_lane_mask(r, p));
+        uint32_t active = (uint32_t)__builtin_popcount(ex_phase_lane_mask(r, p));
         if (ph->wavefronts == 1) {
             fprintf(f, "%5u  %-13s  %6u  %10u  %10s  at most 1 in every bank\n", p, lanes, active, 1u, "-");
             continue;
         }
-        explain_lane_list(worst_bank_lanes(r, p), worst, sizeof worst);
+        explain_lane_list(ex_worst_bank_lanes(r, p), worst, sizeof worst);
         fprintf(f, "%5u  %-13s  %6u  %10u  %10u  %u (%s)\n", p, lanes, active, ph->wavefronts, ph->worst_bank,
                 ph->wavefronts, worst);
     }
@@ -289,7 +293,7 @@ static void table_execution(FILE *f, const options *o, const explain_geom *g, co
         fprintf(f, "\n-- %s  %s  (%s)\n", pc, ex_pc_sass(d, p->pc), where);
     else
         fprintf(f, "\n-- %s  (the trace has no SASS%s for this PC)\n", pc, ex_pc_file(d, p->pc) ? "" : " or source line");
-    fprintf(f, "   %s, %u B per lane, %u of 32 lanes active (mask 0x%08x)\n", access_name(r), r->size_bytes,
+    fprintf(f, "   %s, %u B per lane, %u of 32 lanes active (mask 0x%08x)\n", ex_access_name(r), r->size_bytes,
             r->active_lanes, r->active_mask);
     if (o->have_warp)
         fprintf(f, "   CTA %u warp %u: its first execution (%s in all, over every warp)\n", ex->mem.cta,
@@ -370,7 +374,7 @@ static void csv_execution(FILE *f, const explain_geom *g, const launch_data *d, 
                 }
                 fputs("\",", f);
             }
-            fprintf(f, "%d\n", lane_broadcast(r, ln));
+            fprintf(f, "%d\n", ex_lane_broadcast(r, ln));
         } else {
             fputs(",,,,\n", f);
         }
@@ -389,7 +393,7 @@ static void json_execution(FILE *f, const explain_geom *g, const launch_data *d,
     ex_json_where(f, d, p->pc);
     fprintf(f, ",\n     \"access\": \"%s\", \"space\": \"%s\", \"kind\": \"%s\", \"size_bytes\": %u, "
             "\"active_mask\": \"0x%08x\",\n     \"cta\": %u, \"warp\": %u, \"executions_of_pc\": %" PRIu64 ",\n",
-            access_name(r), trace_space_name(r->space), trace_kind_name(r->kind), r->size_bytes, r->active_mask,
+            ex_access_name(r), trace_space_name(r->space), trace_kind_name(r->kind), r->size_bytes, r->active_mask,
             ex->mem.cta, ex->mem.warp, p->executions);
     fputs("     \"source_view\": ", f);
     ex_json_source_view(f, execs1, s1);
@@ -439,11 +443,11 @@ static void json_execution(FILE *f, const explain_geom *g, const launch_data *d,
         for (uint32_t ph = 0; ph < r->bank.n_phases; ph++) {
             const smem_phase *x = &r->bank.phases[ph];
             char lanes[160];
-            explain_lane_list(worst_bank_lanes(r, ph), lanes, sizeof lanes);
+            explain_lane_list(ex_worst_bank_lanes(r, ph), lanes, sizeof lanes);
             fprintf(f, "%s{\"phase\": %u, \"first_lane\": %u, \"lanes\": %u, \"active\": %u, \"wavefronts\": %u, "
                     "\"worst_bank\": %u, \"worst_bank_lanes\": \"%s\"}", ph ? ", " : "", ph,
                     x->group * r->lanes_per_phase, r->lanes_per_phase,
-                    (uint32_t)__builtin_popcount(phase_lane_mask(r, ph)), x->wavefronts, x->worst_bank, lanes);
+                    (uint32_t)__builtin_popcount(ex_phase_lane_mask(r, ph)), x->wavefronts, x->worst_bank, lanes);
         }
         fprintf(f, "],\n     \"banks\": {\"lanes_per_phase\": %u, \"merged\": %s, \"serialized\": %s, "
                 "\"wavefronts\": %u, \"ideal\": %u", r->lanes_per_phase, r->merged ? "true" : "false",
@@ -532,7 +536,7 @@ int explain_write_lanes(FILE *f, const options *o, const cfg_gpu *cfg, const col
         explain_why(&g, r, why, 8192);
         uint64_t execs1;
         stats s1;
-        one_execution(model, &d->k, &ex[i].mem, &execs1, &s1);
+        ex_one_execution(model, &d->k, &ex[i].mem, &execs1, &s1);
         if (o->fmt == REPORT_TABLE)
             table_execution(f, o, &g, d, &ex[i], r, execs1, &s1, why);
         else if (o->fmt == REPORT_CSV)

@@ -13,13 +13,6 @@
 
 /* ---- source lines --------------------------------------------------------------------- */
 
-typedef struct line_key {
-    int32_t file;   /* index in the kernel's files, -1 unknown */
-    uint32_t line;
-    uint32_t idx;   /* into launch_data.pcs */
-    uint32_t pc;
-} line_key;
-
 static int cmp_line_key(const void *a, const void *b)
 {
     const line_key *x = a, *y = b;
@@ -31,7 +24,7 @@ static int cmp_line_key(const void *a, const void *b)
 }
 
 /* The selected PCs sorted by file, line and PC; returns the count. */
-static uint32_t sorted_lines(const launch_data *d, line_key *keys)
+uint32_t ex_sorted_lines(const launch_data *d, line_key *keys)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < d->n_pcs; i++) {
@@ -48,14 +41,7 @@ static uint32_t sorted_lines(const launch_data *d, line_key *keys)
 
 /* ---- which table a PC belongs to ---------------------------------------------------- */
 
-typedef enum pc_class {
-    CLASS_GLOBAL,
-    CLASS_LOCAL,
-    CLASS_SHARED,
-    CLASS_COUNT
-} pc_class;
-
-static bool in_class(const stats *s, pc_class c)
+bool ex_in_class(const stats *s, pc_class c)
 {
     const uint64_t *v = s->v;
     switch (c) {
@@ -72,13 +58,7 @@ static bool in_class(const stats *s, pc_class c)
     return false;
 }
 
-typedef struct class_table {
-    const char *title;
-    const char *columns[5]; /* source-view column names (model/source_view.h) */
-    int n;
-} class_table;
-
-static const class_table class_tables[CLASS_COUNT] = {
+const class_table ex_class_tables[CLASS_COUNT] = {
     [CLASS_GLOBAL] = {"global memory",
                       {"Instructions Executed", "L1 Tag Requests Global", "L2 Theoretical Sectors Global",
                        "L2 Theoretical Sectors Global Ideal", "L2 Theoretical Sectors Global Excessive"},
@@ -90,7 +70,7 @@ static const class_table class_tables[CLASS_COUNT] = {
                       5},
 };
 
-static int column_index(const char *name)
+int ex_column_index(const char *name)
 {
     int c = source_view_find(name);
     if (c < 0) {
@@ -101,14 +81,34 @@ static int column_index(const char *name)
     return c;
 }
 
+/* The instructions of class cls among keys[from, to) (one source line): their
+ * counters summed into *sum, their executions into *execs; returns how many
+ * there are. The table's per-line row of that class. */
+uint32_t ex_class_line_sum(const launch_data *d, const line_key *keys, uint32_t from, uint32_t to, pc_class cls,
+                           stats *sum, uint64_t *execs)
+{
+    uint32_t members = 0;
+    stats_clear(sum);
+    *execs = 0;
+    for (uint32_t k = from; k < to; k++) {
+        const gpu_pc_stats *p = &d->pcs[keys[k].idx];
+        if (!ex_in_class(&p->s, cls))
+            continue;
+        stats_add(sum, &p->s);
+        *execs += p->executions;
+        members++;
+    }
+    return members;
+}
+
 /* ---- default view: table ------------------------------------------------------------ */
 
 static void table_class(FILE *f, const launch_data *d, const line_key *keys, uint32_t n_keys, pc_class cls)
 {
-    const class_table *t = &class_tables[cls];
+    const class_table *t = &ex_class_tables[cls];
     bool any = false;
     for (uint32_t i = 0; i < n_keys && !any; i++)
-        any = in_class(&d->pcs[keys[i].idx].s, cls);
+        any = ex_in_class(&d->pcs[keys[i].idx].s, cls);
     if (!any)
         return;
     size_t ncols;
@@ -117,7 +117,7 @@ static void table_class(FILE *f, const launch_data *d, const line_key *keys, uin
     char head[5][3][32];
     int rows = 1;
     for (int j = 0; j < t->n; j++) {
-        ci[j] = column_index(t->columns[j]);
+        ci[j] = ex_column_index(t->columns[j]);
         int r = ex_wrap_header(t->columns[j], head[j]);
         if (r > rows)
             rows = r;
@@ -141,22 +141,10 @@ static void table_class(FILE *f, const launch_data *d, const line_key *keys, uin
     }
     for (uint32_t i = 0; i < n_keys;) {
         /* one source line: its PCs of this class */
-        uint32_t j = i;
-        while (j < n_keys && keys[j].file == keys[i].file && keys[j].line == keys[i].line)
-            j++;
+        uint32_t j = ex_line_end(keys, n_keys, i);
         stats sum;
-        stats_clear(&sum);
-        uint64_t execs = 0;
-        uint32_t members = 0;
-        for (uint32_t k = i; k < j; k++) {
-            const gpu_pc_stats *p = &d->pcs[keys[k].idx];
-            if (!in_class(&p->s, cls))
-                continue;
-            stats_add(&sum, &p->s);
-            execs += p->executions;
-            members++;
-        }
-        if (members) {
+        uint64_t execs;
+        if (ex_class_line_sum(d, keys, i, j, cls, &sum, &execs)) {
             char where[192], num[40];
             ex_where_of(d, d->pcs[keys[i].idx].pc, where, sizeof where);
             size_t wl = strlen(where);
@@ -169,7 +157,7 @@ static void table_class(FILE *f, const launch_data *d, const line_key *keys, uin
             fputc('\n', f);
             for (uint32_t k = i; k < j; k++) {
                 const gpu_pc_stats *p = &d->pcs[keys[k].idx];
-                if (!in_class(&p->s, cls))
+                if (!ex_in_class(&p->s, cls))
                     continue;
                 char pc[16], op[64];
                 ex_pc_text(p->pc, pc, sizeof pc);
@@ -188,14 +176,7 @@ static void table_class(FILE *f, const launch_data *d, const line_key *keys, uin
 }
 
 /* The model's cache counters, grouped per column. */
-typedef struct counter_group {
-    const char *head;
-    const char *metrics; /* the ncu metrics summed, as a pattern for the legend */
-    stat_id ids[8];
-    int n;
-} counter_group;
-
-static const counter_group counter_groups[] = {
+const counter_group ex_counter_groups[EX_N_COUNTER_GROUPS] = {
     {"L1 req", "l1tex__t_requests_pipe_lsu_mem_{global_op_{ld,st,atom,red},local_op_{ld,st}}.sum\n"
                "+ l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
      {STAT_L1_REQ_GLOBAL_LD, STAT_L1_REQ_GLOBAL_ST, STAT_L1_REQ_GLOBAL_ATOM, STAT_L1_REQ_GLOBAL_RED,
@@ -218,10 +199,9 @@ static const counter_group counter_groups[] = {
     {"DRAM rd", "dram__sectors_read.sum", {STAT_DRAM_SECT_READ}, 1},
     {"DRAM wr", "dram__sectors_write.sum", {STAT_DRAM_SECT_WRITE}, 1},
 };
-#define N_COUNTER_GROUPS ((int)(sizeof counter_groups / sizeof counter_groups[0]))
 #define COUNTER_COL 11
 
-static uint64_t group_value(const counter_group *g, const stats *s)
+uint64_t ex_group_value(const counter_group *g, const stats *s)
 {
     uint64_t v = 0;
     for (int i = 0; i < g->n; i++)
@@ -229,10 +209,10 @@ static uint64_t group_value(const counter_group *g, const stats *s)
     return v;
 }
 
-static bool has_counters(const stats *s)
+bool ex_has_counters(const stats *s)
 {
-    for (int g = 0; g < N_COUNTER_GROUPS; g++)
-        if (group_value(&counter_groups[g], s))
+    for (int g = 0; g < EX_N_COUNTER_GROUPS; g++)
+        if (ex_group_value(&ex_counter_groups[g], s))
             return true;
     return false;
 }
@@ -241,36 +221,36 @@ static void table_counters(FILE *f, const launch_data *d, const line_key *keys, 
 {
     bool any = false;
     for (uint32_t i = 0; i < n_keys && !any; i++)
-        any = has_counters(&d->pcs[keys[i].idx].s);
+        any = ex_has_counters(&d->pcs[keys[i].idx].s);
     if (!any)
         return;
     fputs("\nmodel counters: the kernel-level ncu metrics below, attributed by the model to each\n"
           "instruction; they depend on the caches (ncu has them per kernel only, not in the source view)\n",
           f);
     fprintf(f, "%-*s", TABLE_LEFT - 1, "line / PC SASS");
-    for (int g = 0; g < N_COUNTER_GROUPS; g++)
-        fprintf(f, "%*s", COUNTER_COL, counter_groups[g].head);
+    for (int g = 0; g < EX_N_COUNTER_GROUPS; g++)
+        fprintf(f, "%*s", COUNTER_COL, ex_counter_groups[g].head);
     fputc('\n', f);
     for (uint32_t i = 0; i < n_keys; i++) {
         const gpu_pc_stats *p = &d->pcs[keys[i].idx];
-        if (!has_counters(&p->s))
+        if (!ex_has_counters(&p->s))
             continue;
         char pc[16], op[64], where[192], num[40];
         ex_pc_text(p->pc, pc, sizeof pc);
         ex_opcode_of(ex_pc_sass(d, p->pc), op, sizeof op);
         ex_where_of(d, p->pc, where, sizeof where);
         fprintf(f, "  %-7s %-13.13s", pc, op);
-        for (int g = 0; g < N_COUNTER_GROUPS; g++) {
-            report_thousands(num, sizeof num, group_value(&counter_groups[g], &p->s));
+        for (int g = 0; g < EX_N_COUNTER_GROUPS; g++) {
+            report_thousands(num, sizeof num, ex_group_value(&ex_counter_groups[g], &p->s));
             fprintf(f, "%*s", COUNTER_COL, num);
         }
         fputc('\n', f);
     }
     fputs("columns (sums of these ncu metrics):\n", f);
-    for (int g = 0; g < N_COUNTER_GROUPS; g++) {
-        const char *m = counter_groups[g].metrics;
+    for (int g = 0; g < EX_N_COUNTER_GROUPS; g++) {
+        const char *m = ex_counter_groups[g].metrics;
         size_t first = strcspn(m, "\n");
-        fprintf(f, "  %-8s %.*s\n", counter_groups[g].head, (int)first, m);
+        fprintf(f, "  %-8s %.*s\n", ex_counter_groups[g].head, (int)first, m);
         if (m[first])
             fprintf(f, "  %-8s %s\n", "", m + first + 1);
     }
@@ -285,11 +265,12 @@ static void table_launch(FILE *f, const options *o, const launch_data *d)
         fprintf(f, ", %u selected by %s", d->n_selected, o->have_pc ? "--pc" : "--line");
     fputc('\n', f);
     if (d->n_selected == 0) {
-        fputs("(no memory instruction selected in this launch)\n", f);
+        fputs(d->n_pcs ? "(no memory instruction selected in this launch)\n"
+                       : "(this launch executed no memory instruction)\n", f);
         return;
     }
     line_key *keys = xmalloc(((size_t)d->n_pcs + 1u) * sizeof *keys);
-    uint32_t n = sorted_lines(d, keys);
+    uint32_t n = ex_sorted_lines(d, keys);
     fputs("\nsource view: the columns of ncu --page source, derived from the addresses alone; per source\n"
           "line (its memory instructions summed), then per SASS instruction\n", f);
     for (int c = 0; c < CLASS_COUNT; c++)
@@ -342,7 +323,7 @@ static void csv_source_values(FILE *f, const launch_data *d, const char *row, ui
  * the instructions it concerns (shared memory), not over every instruction
  * of the line, so that a line with a global load and a shared store shows
  * the store's conflict. */
-static double line_value(size_t c, const launch_data *d, const line_key *keys, uint32_t from, uint32_t to)
+double ex_line_value(size_t c, const launch_data *d, const line_key *keys, uint32_t from, uint32_t to)
 {
     size_t ncols;
     const source_column *cols = source_view_columns(&ncols);
@@ -352,14 +333,14 @@ static double line_value(size_t c, const launch_data *d, const line_key *keys, u
     for (uint32_t k = from; k < to; k++) {
         const gpu_pc_stats *p = &d->pcs[keys[k].idx];
         stats_add(&sum, &p->s);
-        if (!cols[c].per_execution || in_class(&p->s, CLASS_SHARED))
+        if (!cols[c].per_execution || ex_in_class(&p->s, CLASS_SHARED))
             execs += p->executions;
     }
     return source_view_value(c, execs, &sum);
 }
 
 /* The end of the source line that starts at keys[i]. */
-static uint32_t line_end(const line_key *keys, uint32_t n, uint32_t i)
+uint32_t ex_line_end(const line_key *keys, uint32_t n, uint32_t i)
 {
     uint32_t j = i;
     while (j < n && keys[j].file == keys[i].file && keys[j].line == keys[i].line)
@@ -370,17 +351,17 @@ static uint32_t line_end(const line_key *keys, uint32_t n, uint32_t i)
 static void csv_launch(FILE *f, const launch_data *d)
 {
     line_key *keys = xmalloc(((size_t)d->n_pcs + 1u) * sizeof *keys);
-    uint32_t n = sorted_lines(d, keys);
+    uint32_t n = ex_sorted_lines(d, keys);
     size_t ncols;
     const source_column *cols = source_view_columns(&ncols);
     for (uint32_t i = 0; i < n;) {
-        uint32_t j = line_end(keys, n, i);
+        uint32_t j = ex_line_end(keys, n, i);
         for (size_t c = 0; c < ncols; c++) {
             csv_prefix(f, d, "line", keys[i].pc);
             fputs("source-view,", f);
             report_csv_field(f, cols[c].name);
             fputc(',', f);
-            ex_json_number(f, line_value(c, d, keys, i, j));
+            ex_json_number(f, ex_line_value(c, d, keys, i, j));
             fputc('\n', f);
         }
         for (uint32_t k = i; k < j; k++) {
@@ -437,7 +418,7 @@ void ex_json_launch_head(FILE *f, const launch_data *d)
 static void json_launch(FILE *f, const launch_data *d, bool first)
 {
     line_key *keys = xmalloc(((size_t)d->n_pcs + 1u) * sizeof *keys);
-    uint32_t n = sorted_lines(d, keys);
+    uint32_t n = ex_sorted_lines(d, keys);
     fprintf(f, "%s\n    {", first ? "" : ",");
     ex_json_launch_head(f, d);
     fputs(",\n     \"lines\": [", f);
@@ -445,7 +426,7 @@ static void json_launch(FILE *f, const launch_data *d, bool first)
     size_t ncols;
     const source_column *cols = source_view_columns(&ncols);
     for (uint32_t i = 0; i < n;) {
-        uint32_t j = line_end(keys, n, i);
+        uint32_t j = ex_line_end(keys, n, i);
         fprintf(f, "%s\n      {", first_line ? "" : ",");
         first_line = false;
         ex_json_where(f, d, keys[i].pc);
@@ -460,7 +441,7 @@ static void json_launch(FILE *f, const launch_data *d, bool first)
             fputs(c ? ", " : "", f);
             report_json_string(f, cols[c].name);
             fputs(": ", f);
-            ex_json_number(f, line_value(c, d, keys, i, j));
+            ex_json_number(f, ex_line_value(c, d, keys, i, j));
         }
         fputs("}}", f);
         i = j;

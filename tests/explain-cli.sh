@@ -172,7 +172,7 @@ expect_error "--lanes needs the instruction: --pc 0xPC or --line FILE:LINE" --co
 expect_error "no launch 3 (the launches replayed are 0 to 0)" --config $H200 $T --launch 3
 expect_error "no kernel launch matches --kernel 'nosuchkernel'" --config $H200 $T --kernel nosuchkernel
 expect_error "give --pc or --line, not both" --config $H200 $T --pc 0xd0 --line a.cu:1
-expect_error "--format expects table, csv or json, got xml" --config $H200 $T --format xml
+expect_error "--format expects table, csv, json or html, got xml" --config $H200 $T --format xml
 expect_error "--lanes reads the trace twice: give a file, not standard input" --config $H200 - --pc 0x10 --lanes
 
 # ---- the tutorial's quoted output ----------------------------------------------
