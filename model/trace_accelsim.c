@@ -139,6 +139,9 @@ static int rd_line(line_rd *r, const char *path, char **out, err_info *err)
             char *s = r->buf + r->pos;
             size_t len = nl ? (size_t)(nl - s) : r->end - r->pos;
             r->line++;
+            if (len + (nl != NULL) > r->max_line)
+                return fail_at(err, path, r->line, "line longer than %zu bytes (the limit of "
+                               "gpumemsim's Accel-Sim import)", r->max_line);
             if (nl)
                 r->pos += len + 1;
             else
@@ -154,8 +157,8 @@ static int rd_line(line_rd *r, const char *path, char **out, err_info *err)
         if (r->eof)
             return 0;
         if (r->end - r->pos >= r->max_line)
-            return fail_at(err, path, r->line + 1, "line longer than %u bytes (the limit of "
-                           "gpumemsim's Accel-Sim import)", ACCELSIM_MAX_LINE_BYTES);
+            return fail_at(err, path, r->line + 1, "line longer than %zu bytes (the limit of "
+                           "gpumemsim's Accel-Sim import)", r->max_line);
         /* move the partial line to the front and read more */
         memmove(r->buf, r->buf + r->pos, r->end - r->pos);
         r->file_off += r->pos;
@@ -200,7 +203,7 @@ static bool parse_dec(const char *s, uint64_t max, uint64_t *out)
         if (!isdigit((unsigned char)*s))
             return false;
         unsigned d = (unsigned)(*s - '0');
-        if (v > (max - d) / 10)
+        if (d > max || v > (max - d) / 10)
             return false;
         v = v * 10 + d;
     }
@@ -1531,7 +1534,10 @@ static int read_list(const char *path, klist *l, err_info *err)
             uint64_t a, n;
             if (comma)
                 *comma = '\0';
-            if (!comma || !parse_hex(addr, UINT64_MAX, &a) || !parse_dec(comma + 1, UINT64_MAX, &n)) {
+            bool ok = comma && parse_hex(addr, UINT64_MAX, &a) && parse_dec(comma + 1, UINT64_MAX, &n);
+            if (comma)
+                *comma = ',';
+            if (!ok) {
                 rc = fail_at(err, path, r.line, "'%s' (expected 'MemcpyHtoD,0xADDRESS,BYTES')",
                              shown(s, sh));
                 break;
