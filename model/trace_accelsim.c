@@ -997,7 +997,8 @@ static int pass1(kfile *f, line_rd *r, err_info *err)
                        "its insts = N" : "expected #END_TB");
 
     /* every CTA of the grid once, each warp at most once */
-    qsort(f->w, f->n_w, sizeof *f->w, cmp_warp);
+    if (f->n_w)
+        qsort(f->w, f->n_w, sizeof *f->w, cmp_warp);
     uint64_t distinct = 0;
     for (uint32_t i = 0; i < f->n_w; i++) {
         if (i > 0 && f->w[i].cta == f->w[i - 1].cta && f->w[i].warp == f->w[i - 1].warp)
@@ -1046,7 +1047,8 @@ static int build_kernel(kfile *f, accelsim_summary *sum, err_info *err)
         k->files = xcalloc(1, sizeof *k->files);
         k->files[0] = xstrdup(LINEINFO_FILE);
     }
-    qsort(f->pcs.e, f->pcs.n, sizeof *f->pcs.e, cmp_pc);
+    if (f->pcs.n)
+        qsort(f->pcs.e, f->pcs.n, sizeof *f->pcs.e, cmp_pc);
     k->n_pcs = f->pcs.n;
     k->pcs = xcalloc(f->pcs.n ? f->pcs.n : 1, sizeof *k->pcs);
     for (uint32_t i = 0; i < f->pcs.n; i++) {
