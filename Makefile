@@ -34,8 +34,8 @@ ifneq ($(SANITIZE),)
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libzstd inih 2>/dev/null)
-DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libzstd inih 2>/dev/null)
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libzstd inih liblzma 2>/dev/null)
+DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libzstd inih liblzma 2>/dev/null)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null)
 

@@ -7,8 +7,9 @@
 set -eu
 cd "$(dirname "$0")"
 
-# clang and libclang-rt-dev: the fuzz harnesses (make check-fuzz, part of make check)
-PACKAGES="make gcc libc6-dev pkg-config check libinih-dev libzstd-dev clang libclang-rt-dev"
+# liblzma-dev: .traceg.xz files of `trace import --accelsim`; clang and libclang-rt-dev:
+# the fuzz harnesses (make check-fuzz, part of make check)
+PACKAGES="make gcc libc6-dev pkg-config check libinih-dev libzstd-dev liblzma-dev clang libclang-rt-dev"
 
 missing=""
 for p in $PACKAGES; do

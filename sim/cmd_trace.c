@@ -12,6 +12,8 @@
  *       "incomplete" end line (stdout), so it is never taken for a whole trace.
  *   trace synth --pattern NAME --instructions N -o FILE [--seed S]
  *       a synthetic trace (sim/cmd_synth.c).
+ *   trace import --accelsim PATH -o OUT [...]
+ *       an Accel-Sim trace collection (sim/cmd_import.c).
  *
  * Bad usage or input: one line on stderr, exit 2. */
 #include <errno.h>
@@ -355,9 +357,12 @@ int cmd_trace(int argc, char **argv)
         return cmd_trace_check(argc - 1, argv + 1);
     if (strcmp(argv[1], "synth") == 0)
         return cmd_trace_synth(argc - 1, argv + 1);
+    if (strcmp(argv[1], "import") == 0)
+        return cmd_trace_import(argc - 1, argv + 1);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        printf("usage: %s\n       %s\n       gpumemsim trace check TRACE NCU_CSV\n       %s\n",
-               USAGE_INFO, USAGE_DUMP, SYNTH_USAGE);
+        printf("usage: %s\n       %s\n       gpumemsim trace check TRACE NCU_CSV\n       %s\n"
+               "       gpumemsim trace import --accelsim PATH -o OUT [--text] [--sm-count N] "
+               "[--ctas-per-sm K]\n", USAGE_INFO, USAGE_DUMP, SYNTH_USAGE);
         return 0;
     }
     return cmd_fail("trace: unknown subcommand %s (expected info, dump, check or synth)", argv[1]);

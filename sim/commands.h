@@ -5,8 +5,9 @@
 #define GMS_COMMANDS_H
 
 int cmd_run(int argc, char **argv);      /* gpumemsim run --config FILE TRACE... */
-int cmd_trace(int argc, char **argv);    /* gpumemsim trace info|dump|check|synth ... */
+int cmd_trace(int argc, char **argv);    /* gpumemsim trace info|dump|check|synth|import ... */
 int cmd_trace_check(int argc, char **argv); /* gpumemsim trace check TRACE NCU_CSV */
+int cmd_trace_import(int argc, char **argv); /* gpumemsim trace import --accelsim PATH -o OUT */
 int cmd_validate(int argc, char **argv); /* gpumemsim validate --config FILE CAPTURE... */
 int cmd_config(int argc, char **argv);   /* gpumemsim config check FILE | config doc */
 int cmd_explain(int argc, char **argv);  /* gpumemsim explain --config FILE TRACE [--pc|--line] [--lanes] */
