@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     err_info err;
     err_clear(&err);
     accelsim_summary sum;
-    if (accelsim_import(in, out, &opt, &sum, &err) < 0) {
+    if (trace_accelsim_import(in, out, &opt, &sum, &err) < 0) {
         fuzz_check(strncmp(err.msg, in, strlen(in)) == 0 && !strchr(err.msg, '\n'),
                    "message '%s' is not one line naming %s", err.msg, in);
         return 0;

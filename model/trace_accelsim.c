@@ -1346,7 +1346,7 @@ static int pass2(kfile *f, uint32_t sm_count, uint32_t ctas_per_sm, trace_writer
     return rc;
 }
 
-uint32_t accelsim_ctas_per_sm(uint32_t threads_per_cta, uint32_t regs_per_thread,
+uint32_t trace_accelsim_ctas_per_sm(uint32_t threads_per_cta, uint32_t regs_per_thread,
                               uint32_t smem_bytes)
 {
     uint32_t warps = (threads_per_cta + TRACE_WARP_LANES - 1) / TRACE_WARP_LANES;
@@ -1580,7 +1580,7 @@ static void meta_u64(trace_meta *m, const char *key, uint64_t v)
     trace_meta_set(m, key, b);
 }
 
-int accelsim_import(const char *path, const char *out_path, const accelsim_options *opt_in,
+int trace_accelsim_import(const char *path, const char *out_path, const accelsim_options *opt_in,
                     accelsim_summary *sum_out, err_info *err)
 {
     accelsim_options opt = *opt_in;
@@ -1639,9 +1639,9 @@ int accelsim_import(const char *path, const char *out_path, const accelsim_optio
             meta_u64(&m, "accelsim_memcpy_bytes", l.memcpy_bytes);
             meta_u64(&m, "accelsim_sm_count", opt.sm_count);
             if (opt.ctas_per_sm)
-                meta_u64(&m, "accelsim_ctas_per_sm", opt.ctas_per_sm);
+                meta_u64(&m, "trace_accelsim_ctas_per_sm", opt.ctas_per_sm);
             else
-                trace_meta_set(&m, "accelsim_ctas_per_sm", "derived per kernel (H200 limits)");
+                trace_meta_set(&m, "trace_accelsim_ctas_per_sm", "derived per kernel (H200 limits)");
             trace_meta_set(&m, "accelsim_interleave", "round robin, one instruction per resident "
                                                       "warp; CTA c on SM c mod sm_count");
             w = trace_writer_open(out_path, opt.format, opt.zstd_level, &m, err);
@@ -1654,7 +1654,7 @@ int accelsim_import(const char *path, const char *out_path, const accelsim_optio
         if (rc == 0) {
             uint32_t k = opt.ctas_per_sm;
             if (!k)
-                k = accelsim_ctas_per_sm(trace_kernel_threads_per_cta(&f.k), f.h.nregs, f.h.shmem);
+                k = trace_accelsim_ctas_per_sm(trace_kernel_threads_per_cta(&f.k), f.h.nregs, f.h.shmem);
             rc = pass2(&f, opt.sm_count, k, w, &sum, err);
         }
         if (rc == 0)

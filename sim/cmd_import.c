@@ -111,7 +111,7 @@ int cmd_trace_import(int argc, char **argv)
     err_info err;
     err_clear(&err);
     accelsim_summary sum;
-    if (accelsim_import(in, out, &opt, &sum, &err) < 0) {
+    if (trace_accelsim_import(in, out, &opt, &sum, &err) < 0) {
         remove_output(out);
         return cmd_fail("%s", err.msg);
     }

@@ -365,5 +365,5 @@ int cmd_trace(int argc, char **argv)
                "[--ctas-per-sm K]\n", USAGE_INFO, USAGE_DUMP, SYNTH_USAGE);
         return 0;
     }
-    return cmd_fail("trace: unknown subcommand %s (expected info, dump, check or synth)", argv[1]);
+    return cmd_fail("trace: unknown subcommand %s (expected info, dump, check, synth or import)", argv[1]);
 }

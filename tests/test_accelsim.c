@@ -74,7 +74,7 @@ static int import(const char *in, const char *out, trace_format fmt, uint32_t sm
     accelsim_options opt = {.input = ACCELSIM_INPUT_AUTO, .sm_count = sms,
                             .ctas_per_sm = ctas_per_sm, .tmp_dir = tmp_dir, .format = fmt};
     err_clear(err);
-    return accelsim_import(in, out, &opt, sum, err);
+    return trace_accelsim_import(in, out, &opt, sum, err);
 }
 
 /* ---- record by record ------------------------------------------------------------- */
@@ -361,12 +361,12 @@ END_TEST
 
 START_TEST(derived_occupancy_uses_h200_limits)
 {
-    ck_assert_uint_eq(accelsim_ctas_per_sm(128, 0, 1), 16);    /* 64 warps / 4 */
-    ck_assert_uint_eq(accelsim_ctas_per_sm(32, 16, 0), 32);    /* the CTA limit */
-    ck_assert_uint_eq(accelsim_ctas_per_sm(256, 64, 0), 4);    /* 65536 / (64 x 256) */
-    ck_assert_uint_eq(accelsim_ctas_per_sm(256, 21955, 0), 8); /* nonsense registers ignored */
-    ck_assert_uint_eq(accelsim_ctas_per_sm(64, 16, 48 * 1024), 4); /* 228 KiB / 49 KiB */
-    ck_assert_uint_eq(accelsim_ctas_per_sm(1024, 255, 0), 1);  /* at least one */
+    ck_assert_uint_eq(trace_accelsim_ctas_per_sm(128, 0, 1), 16);    /* 64 warps / 4 */
+    ck_assert_uint_eq(trace_accelsim_ctas_per_sm(32, 16, 0), 32);    /* the CTA limit */
+    ck_assert_uint_eq(trace_accelsim_ctas_per_sm(256, 64, 0), 4);    /* 65536 / (64 x 256) */
+    ck_assert_uint_eq(trace_accelsim_ctas_per_sm(256, 21955, 0), 8); /* nonsense registers ignored */
+    ck_assert_uint_eq(trace_accelsim_ctas_per_sm(64, 16, 48 * 1024), 4); /* 228 KiB / 49 KiB */
+    ck_assert_uint_eq(trace_accelsim_ctas_per_sm(1024, 255, 0), 1);  /* at least one */
 }
 END_TEST
 

@@ -1422,8 +1422,8 @@ START_TEST(command_errors_exit_2)
         {0, {NULL}, "gpumemsim: trace: missing subcommand (usage: gpumemsim trace info "
                     "[--allow-incomplete] TRACE... | gpumemsim trace dump [--allow-incomplete] "
                     "[--binary] [-o FILE] TRACE)\n"},
-        {1, {"frob"}, "gpumemsim: trace: unknown subcommand frob (expected info, dump, check or "
-                      "synth)\n"},
+        {1, {"frob"}, "gpumemsim: trace: unknown subcommand frob (expected info, dump, check, synth "
+                      "or import)\n"},
         {1, {"info"}, "gpumemsim: trace info: no trace given (usage: gpumemsim trace info "
                       "[--allow-incomplete] TRACE...)\n"},
         {2, {"info", "--fast"}, "gpumemsim: trace info: unknown option --fast (usage: gpumemsim "
