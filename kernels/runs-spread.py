@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""runs-spread.py - how much a metric moves between runs of the same kernel,
+and how far the model is from the median run (docs/timing.md, docs/findings.md §5).
+
+usage: kernels/runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing]]
+
+DIR: folders of ncu --csv files, NAME.ncu.csv or NAME.rK.ncu.csv (the suite's
+traces/h200 and measure.sh's --dest folders); each file is one run of NAME.
+With --model, BIN run [--timing] --format csv on DIR/NAME.trace gives the
+model's value of METRIC, and its error against the median run is printed.
+Prints one row per kernel, then the mean absolute error against the median."""
+import csv, glob, os, re, statistics, subprocess, sys
+
+
+def fail(msg):
+    print(f"runs-spread: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def metric_of(path, metric):
+    rows = [l for l in open(path, encoding="utf-8", errors="replace") if l.startswith('"')]
+    for r in csv.DictReader(rows):
+        if r.get("Metric Name") == metric:
+            return float(r["Metric Value"].replace(",", ""))
+    return None
+
+
+def main(argv):
+    if len(argv) < 2:
+        fail("usage: runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing]]")
+    metric, dirs, model, config, traces, timing = argv[0], [], None, None, None, False
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a in ("--model", "--config", "--traces"):
+            if i + 1 >= len(argv):
+                fail(f"{a} needs a value")
+            if a == "--model": model = argv[i + 1]
+            elif a == "--config": config = argv[i + 1]
+            else: traces = argv[i + 1]
+            i += 2
+        elif a == "--timing":
+            timing, i = True, i + 1
+        else:
+            dirs.append(a); i += 1
+    if model and not (config and traces):
+        fail("--model needs --config and --traces")
+    runs = {}
+    for d in dirs:
+        if not os.path.isdir(d):
+            fail(f"{d}: not a folder")
+        for f in sorted(glob.glob(os.path.join(d, "*.ncu.csv"))):
+            name = re.sub(r"(\.r\d+)?\.ncu\.csv$", "", os.path.basename(f))
+            v = metric_of(f, metric)
+            if v is not None:
+                runs.setdefault(name, []).append(v)
+    if not runs:
+        fail(f"no run in {' '.join(dirs)} has {metric}")
+    print(f"# {metric}: runs per kernel from {' '.join(dirs)}")
+    head = f"{'kernel':26} {'runs':>4} {'min':>10} {'median':>10} {'max':>10} {'spread':>7}"
+    if model:
+        head += f" {'model':>10} {'error':>8}"
+    print(head)
+    errs = []
+    for name in sorted(runs):
+        v = runs[name]
+        med = statistics.median(v)
+        row = f"{name:26} {len(v):4} {min(v):10.0f} {med:10.0f} {max(v):10.0f} {100 * (max(v) - min(v)) / med:6.1f}%"
+        if model:
+            tr = os.path.join(traces, name + ".trace")
+            if not os.path.exists(tr):
+                print(row + f" {'-':>10} {'-':>8}")
+                continue
+            cmd = [model, "run", "--config", config, "--format", "csv"] + (["--timing"] if timing else []) + [tr]
+            out = subprocess.run(cmd, capture_output=True, text=True)
+            if out.returncode != 0:
+                fail(f"{' '.join(cmd)}: {out.stderr.strip()}")
+            pred = None
+            for line in out.stdout.splitlines():
+                f = line.split(",")
+                if len(f) >= 4 and f[-2] == metric and f[-3] == "0":
+                    pred = float(f[-1])
+            if pred is None:
+                fail(f"{tr}: the model printed no {metric} for launch 0")
+            e = 100 * (pred - med) / med
+            errs.append(abs(e))
+            row += f" {pred:10.0f} {e:+7.2f}%"
+        print(row)
+    if errs:
+        print(f"# mean absolute error against the median run: {statistics.mean(errs):.2f}% over {len(errs)} kernels")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
