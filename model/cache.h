@@ -7,12 +7,12 @@
  * use can change at a reset (the L1 shrinks when the shared-memory carveout
  * grows). The simulator is bound by its own memory traffic, so a set's
  * bookkeeping (epoch, valid count, tag fingerprints, sector states, LRU
- * stamps, tags) is one contiguous block and its valid ways are kept packed
- * at the front: a lookup scans only the valid ways, by one-byte fingerprints
- * first; filling a set that is not full scans nothing. Replacement is LRU by
- * a per-set use counter; a line inserted as "evict first" (ld.global.cs) is
- * the oldest of its set until it is used. Emptying the whole cache is O(1):
- * sets carry an epoch and count as empty when it is old.
+ * links, tags) is one contiguous block and its valid ways are kept packed
+ * at the front: a lookup scans only the valid ways, by 16-bit fingerprints
+ * first; filling a set that is not full scans nothing. Replacement is LRU,
+ * kept as an order per set (no scan); a line inserted as "evict first"
+ * (ld.global.cs) is the oldest of its set until it is used. Emptying the
+ * whole cache is O(1): sets carry an epoch and count as empty when it is old.
  *
  * A sector is present when any of its bytes is valid; a load needs its bytes
  * valid. Byte masks are 32 bits, so sectors are at most 32 bytes. */
@@ -113,14 +113,16 @@ int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_e
 void cache_drop(cache *c, uint32_t set, int way);
 
 /* A hint that set will be looked up soon: starts loading its bookkeeping
- * (header, fingerprints, sector states, LRU stamps; the tags too when the
+ * (header, fingerprints, sector states, LRU links; the tags too when the
  * block is small) into the CPU caches. Changes nothing. */
 void cache_prefetch(const cache *c, uint32_t set);
 
 /* Lines held now (walks the whole cache: for tests). */
 uint64_t cache_count_lines(cache *c);
 
-/* For tests: set a set's LRU clock, to reach its renumbering quickly. */
+/* For tests: set a set's LRU clock, to reach its renumbering quickly. The
+ * LRU is an order kept per set now, with no clock: this changes nothing (kept
+ * so that the tests written for the clock still build and check the order). */
 void cache_test_set_clock(cache *c, uint32_t set, uint16_t clock);
 
 /* Bits set in x (sector masks); portable, no libgcc call without -mpopcnt. */

@@ -1,7 +1,8 @@
 /* test_fastpath.c - the speed-ups of docs/performance.md give exactly the
  * results of the general code they bypass: coal_affine against coal_run,
  * smem_cost_affine against smem_cost_chunks, the shift-folded XOR set index
- * against a fold one group at a time, and a replay with read-ahead and
+ * against a fold one group at a time, the LRU list against stamps and a
+ * first-oldest scan, and a replay with read-ahead and
  * prefetch hints against records fed to the model one by one. */
 #include <check.h>
 #include <stdio.h>
@@ -160,6 +161,107 @@ START_TEST(xor_set_index_equals_group_fold)
 }
 END_TEST
 
+/* ---- the LRU order without a scan equals stamps with a first-oldest scan ------ */
+
+/* The replacement rule as it was written with stamps: each use takes the next
+ * value of a clock, an evict-first insertion stamp 0, the victim is the first
+ * way of the lowest stamp; valid ways are packed, a drop moves the last one
+ * into the hole. */
+typedef struct ref_set {
+    uint32_t n;
+    uint64_t line[64];
+    uint64_t stamp[64];
+    uint32_t full[64], dirty[64];
+} ref_set;
+
+static int ref_find(const ref_set *r, uint64_t line)
+{
+    for (uint32_t w = 0; w < r->n; w++)
+        if (r->line[w] == line)
+            return (int)w;
+    return -1;
+}
+
+START_TEST(lru_list_equals_stamp_scan)
+{
+    uint64_t seed = 4242;
+    static const uint32_t way_counts[] = {1, 2, 3, 4, 7, 8, 9, 20, 33, 64};
+    for (size_t wi = 0; wi < sizeof way_counts / sizeof way_counts[0]; wi++) {
+        uint32_t ways = way_counts[wi];
+        cache *c = cache_create(4, ways, 4, 32, CFG_INDEX_LINEAR);
+        static ref_set ref[4];
+        memset(ref, 0, sizeof ref);
+        uint64_t clock = 0;
+        for (int op = 0; op < 60000; op++) {
+            uint32_t set = (uint32_t)(next_rand(&seed) % 4u);
+            ref_set *r = &ref[set];
+            uint64_t x = next_rand(&seed);
+            /* lines from a pool about twice the set: hits, misses and evictions */
+            uint64_t line = 1 + x % (2u * ways + 1u);
+            uint32_t what = (uint32_t)(x >> 32) % 16u;
+            int way = cache_find(c, set, line);
+            ck_assert_int_eq(way, ref_find(r, line));
+            if (what == 15 && way >= 0) { /* drop */
+                cache_drop(c, set, way);
+                uint32_t last = --r->n;
+                r->line[way] = r->line[last];
+                r->stamp[way] = r->stamp[last];
+                r->full[way] = r->full[last];
+                r->dirty[way] = r->dirty[last];
+                continue;
+            }
+            if (way >= 0) { /* a hit: the way is used, its state changes too */
+                cache_touch(c, set, way);
+                r->stamp[way] = ++clock;
+            } else { /* a miss: evict-first insertions 1 in 4 */
+                bool ef = what < 4;
+                cache_evicted ev;
+                way = cache_alloc(c, set, line, ef, &ev);
+                int want;
+                if (r->n < ways) {
+                    want = (int)r->n++;
+                    ck_assert(!ev.valid);
+                } else {
+                    want = 0;
+                    for (uint32_t w = 1; w < r->n; w++)
+                        if (r->stamp[w] < r->stamp[want])
+                            want = (int)w;
+                    ck_assert(ev.valid);
+                    ck_assert_uint_eq(ev.line, r->line[want]);
+                    ck_assert_uint_eq(ev.dirty, r->dirty[want]);
+                }
+                ck_assert_msg(way == want, "ways %u op %d: way %d, expected %d", ways, op, way, want);
+                r->line[way] = line;
+                r->stamp[way] = ef ? 0 : ++clock;
+                r->full[way] = r->dirty[way] = 0;
+            }
+            uint32_t m = (uint32_t)(x >> 40) & 0xfu;
+            if (what & 1u) {
+                cache_fill(c, set, way, m);
+                r->full[way] |= m;
+            }
+            if (what & 2u) {
+                cache_mark_dirty(c, set, way, m);
+                r->dirty[way] |= m;
+            }
+            if (what == 14) {
+                cache_invalidate_sectors(c, set, way, m);
+                r->full[way] &= ~m;
+                r->dirty[way] &= ~m;
+            }
+            ck_assert_uint_eq(cache_full(c, set, way), r->full[way]);
+            ck_assert_uint_eq(cache_dirty(c, set, way), r->dirty[way]);
+        }
+        for (uint32_t set = 0; set < 4; set++)
+            for (uint32_t w = 0; w < ref[set].n; w++)
+                ck_assert_int_eq(cache_find(c, set, ref[set].line[w]), (int)w);
+        cache_reset(c, ways);
+        ck_assert_uint_eq(cache_count_lines(c), 0);
+        cache_destroy(c);
+    }
+}
+END_TEST
+
 /* ---- read-ahead and prefetch hints change no count ---------------------------- */
 
 typedef struct totals {
@@ -238,6 +340,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, coal_affine_equals_coal_run);
     tcase_add_test(tc, smem_cost_affine_equals_smem_cost_chunks);
     tcase_add_test(tc, xor_set_index_equals_group_fold);
+    tcase_add_test(tc, lru_list_equals_stamp_scan);
     tcase_add_test(tc, read_ahead_changes_no_count);
     suite_add_tcase(s, tc);
     return s;
