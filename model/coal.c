@@ -106,29 +106,28 @@ bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size
     if (stride == size && g->line_bytes <= 128u && sb == 32u && (uint64_t)n * size <= 4u * 128u &&
         a0 <= UINT64_MAX - (uint64_t)n * size) {
         /* contiguous lanes, the usual case: the bytes [a0, end) by line, the
-         * sectors of a line at once (a 32-byte sector's mask is all ones) */
+         * sectors of a line at once: those from lo's to hi's are touched, and
+         * whole but for the first and the last (a 32-byte sector's mask is all
+         * ones) */
         const uint64_t end = a0 + (uint64_t)n * size;
         uint32_t n_lines = 0, n_sectors = 0;
         for (uint64_t line = a0 >> g->line_shift; (line << g->line_shift) < end; line++) {
             uint64_t base = line << g->line_shift;
             uint32_t lo = a0 > base ? (uint32_t)(a0 - base) : 0;           /* first byte in the line */
             uint32_t hi = end - base < g->line_bytes ? (uint32_t)(end - base) : g->line_bytes;
+            uint32_t s0 = lo >> 5, s1 = (hi - 1u) >> 5;                   /* lo < hi */
+            uint32_t touched = ((2u << s1) - 1u) & ~((1u << s0) - 1u);
             coal_line *cl = &out->lines[n_lines++];
             cl->line = line;
-            cl->sector_mask = 0;
-            for (uint32_t s = 0; s < g->sectors_per_line; s++) {
-                uint32_t s_lo = s * 32u, s_hi = s_lo + 32u;
-                uint32_t a = lo > s_lo ? lo : s_lo, b = hi < s_hi ? hi : s_hi;
-                uint32_t mask = 0;
-                if (a < b) {
-                    mask = coal_byte_mask(a - s_lo, b - a);
-                    cl->sector_mask |= 1u << s;
-                    n_sectors++;
-                }
-                cl->byte_mask[s] = mask;
-            }
-            for (uint32_t s = g->sectors_per_line; s < COAL_MAX_SECTORS_PER_LINE; s++)
-                cl->byte_mask[s] = 0;
+            cl->sector_mask = touched;
+            n_sectors += s1 - s0 + 1u;
+            _Static_assert(COAL_MAX_SECTORS_PER_LINE == 4, "four sector masks");
+            cl->byte_mask[0] = 0u - (touched & 1u);
+            cl->byte_mask[1] = 0u - ((touched >> 1) & 1u);
+            cl->byte_mask[2] = 0u - ((touched >> 2) & 1u);
+            cl->byte_mask[3] = 0u - (touched >> 3);
+            cl->byte_mask[s0] &= ~0u << (lo & 31u);
+            cl->byte_mask[s1] &= ~0u >> (31u - ((hi - 1u) & 31u));
         }
         out->n_lines = n_lines;
         out->n_sectors = n_sectors;
