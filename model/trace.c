@@ -462,6 +462,20 @@ int trace_mem_validate(const trace_kernel *k, const trace_mem *m, err_info *err)
     uint64_t high = m->space == TRACE_SPACE_GLOBAL ? 0 : ~(uint64_t)UINT32_MAX;
     uint64_t or_active = 0, or_inactive = 0;
     if (m->active_mask == TRACE_FULL_MASK) {
+#if defined(__SSE2__)
+        /* two lanes per OR, four accumulators, unrolled: 16 loads and ORs */
+        __m128i o[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(),
+                        _mm_setzero_si128()};
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
+        for (int l = 0; l < TRACE_WARP_LANES; l += 2)
+            o[(l / 2) & 3] = _mm_or_si128(o[(l / 2) & 3],
+                                          _mm_loadu_si128((const __m128i *)(const void *)(m->addr + l)));
+        __m128i x = _mm_or_si128(_mm_or_si128(o[0], o[1]), _mm_or_si128(o[2], o[3]));
+        x = _mm_or_si128(x, _mm_unpackhi_epi64(x, x));
+        _mm_storel_epi64((__m128i *)(void *)&or_active, x);
+#else
         uint64_t o0 = 0, o1 = 0, o2 = 0, o3 = 0;
         for (int l = 0; l < TRACE_WARP_LANES; l += 4) {
             o0 |= m->addr[l];
@@ -470,6 +484,7 @@ int trace_mem_validate(const trace_kernel *k, const trace_mem *m, err_info *err)
             o3 |= m->addr[l + 3];
         }
         or_active = o0 | o1 | o2 | o3;
+#endif
     } else {
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
             if (m->active_mask >> l & 1u)
@@ -536,6 +551,9 @@ void trace_mem_expand_stride(trace_mem *m, uint64_t base, uint64_t stride)
         /* two lanes per store: most records of a trace come this way */
         __m128i v = _mm_set_epi64x((long long)(base + stride), (long long)base);
         const __m128i step2 = _mm_set1_epi64x((long long)(2u * stride));
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
         for (int l = 0; l < TRACE_WARP_LANES; l += 2) {
             _mm_storeu_si128((__m128i *)(void *)(m->addr + l), v);
             v = _mm_add_epi64(v, step2);
