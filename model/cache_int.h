@@ -112,16 +112,18 @@ static inline int cache_view_find(const cache_view *vp, uint64_t line)
     const cache_view v = *vp;
     uint32_t n = *v.n_valid;
 #if defined(__SSE2__)
-    /* 8 fingerprints per compare; the ones read past n lie inside the array
-     * (its length is a multiple of 8) and are masked off */
+    /* 16 fingerprints per step: two compares packed into one 16-bit mask.
+     * Reading past n stays inside the set's block (the state array follows
+     * the fingerprints); those ways are masked off. */
     const __m128i want = _mm_set1_epi16((short)cache_fingerprint(line));
-    for (uint32_t w = 0; w < n; w += 8) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(v.fp + w));
-        uint32_t z = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi16(x, want)) & 0x5555u;
-        if (n - w < 8)
-            z &= (1u << (2u * (n - w))) - 1u; /* only valid ways */
+    for (uint32_t w = 0; w < n; w += 16) {
+        __m128i a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(v.fp + w)), want);
+        __m128i b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(v.fp + w + 8)), want);
+        uint32_t z = (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(a, b));
+        if (n - w < 16)
+            z &= (1u << (n - w)) - 1u; /* only valid ways */
         while (z) {
-            uint32_t k = w + (uint32_t)__builtin_ctz(z) / 2u;
+            uint32_t k = w + (uint32_t)__builtin_ctz(z);
             if (v.tag[k] == line)
                 return (int)k;
             z &= z - 1u;
@@ -193,8 +195,8 @@ static inline void cache_view_fill(const cache_view *v, int way, uint32_t sector
     assert(way >= 0 && (uint32_t)way < *v->n_valid);
     uint16_t *st = &v->state[way];
     sector_mask &= 0xfu;
-    *st = (uint16_t)(ST_MAKE(ST_FULL(*st) | sector_mask, ST_PART(*st) & ~sector_mask, ST_DIRTY(*st)) |
-                     (*st & ST_EF));
+    /* wholly valid: set; partly valid: cleared; dirty and evict-first kept */
+    *st = (uint16_t)((*st | sector_mask) & ~(sector_mask << 4));
 }
 
 static inline void cache_view_invalidate(const cache_view *v, int way, uint32_t sector_mask)
@@ -202,8 +204,8 @@ static inline void cache_view_invalidate(const cache_view *v, int way, uint32_t 
     assert(way >= 0 && (uint32_t)way < *v->n_valid);
     uint16_t *st = &v->state[way];
     sector_mask &= 0xfu;
-    *st = (uint16_t)(ST_MAKE(ST_FULL(*st) & ~sector_mask, ST_PART(*st) & ~sector_mask,
-                             ST_DIRTY(*st) & ~sector_mask) | (*st & ST_EF));
+    /* wholly, partly valid and dirty: cleared; evict-first kept */
+    *st = (uint16_t)(*st & ~(sector_mask | sector_mask << 4 | sector_mask << 8));
 }
 
 static inline void cache_view_mark_dirty(const cache_view *v, int way, uint32_t sector_mask)
