@@ -2,8 +2,9 @@
  *
  * Lines are found by a short linear search that first tries the line of the
  * previous chunk: coalesced warps touch one to four lines, so the search is
- * one comparison per chunk; a 32-lane gather costs at most 32 x 32 compares
- * of contiguous uint64_t, which the compiler vectorises.
+ * one comparison per chunk. Past 8 distinct lines (gathers) a small hash
+ * table takes over, so a 32-line gather is not 32 x 32 compares; the lines
+ * keep their order of first touch either way.
  *
  * coal_affine gives the same result for lanes at a power-of-two stride by
  * walking the sectors they touch: the lanes inside one sector are a run,
@@ -34,10 +35,23 @@ void coal_geom_init(coal_geom *g, uint32_t line_bytes, uint32_t sector_bytes)
     assert(g->sectors_per_line <= COAL_MAX_SECTORS_PER_LINE);
 }
 
+/* Lines past this many are found through a hash table: a 32-line gather
+ * would otherwise compare each lane's line with every line before it. */
+#define COAL_LINEAR_LINES 8u
+#define COAL_SLOTS 256u /* > 2 x COAL_MAX_LINES: probes stay short */
+
+static inline uint32_t line_slot(uint64_t line)
+{
+    return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
 void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_result *out)
 {
     assert(n <= COAL_MAX_CHUNKS);
+    _Static_assert(COAL_MAX_LINES < 255u && COAL_SLOTS >= 2u * COAL_MAX_LINES, "slot bytes");
     uint64_t keys[COAL_MAX_LINES];
+    uint8_t slots[COAL_SLOTS]; /* line index + 1, 0 = empty; valid once hashed */
+    bool hashed = false;
     uint32_t n_lines = 0;
     uint32_t n_sectors = 0;
     uint32_t last = 0;
@@ -52,10 +66,20 @@ void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_res
             idx = last;
         } else {
             idx = n_lines;
-            for (uint32_t j = 0; j < n_lines; j++) {
-                if (keys[j] == line) {
-                    idx = j;
-                    break;
+            uint32_t h = 0;
+            if (!hashed) {
+                for (uint32_t j = 0; j < n_lines; j++) {
+                    if (keys[j] == line) {
+                        idx = j;
+                        break;
+                    }
+                }
+            } else {
+                for (h = line_slot(line); slots[h]; h = (h + 1u) & (COAL_SLOTS - 1u)) {
+                    if (keys[slots[h] - 1u] == line) {
+                        idx = slots[h] - 1u;
+                        break;
+                    }
                 }
             }
             if (idx == n_lines) {
@@ -65,6 +89,18 @@ void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_res
                 nl->sector_mask = 0;
                 memset(nl->byte_mask, 0, sizeof nl->byte_mask);
                 n_lines++;
+                if (hashed) {
+                    slots[h] = (uint8_t)n_lines;
+                } else if (n_lines == COAL_LINEAR_LINES) {
+                    memset(slots, 0, sizeof slots);
+                    for (uint32_t j = 0; j < n_lines; j++) {
+                        uint32_t k = line_slot(keys[j]);
+                        while (slots[k])
+                            k = (k + 1u) & (COAL_SLOTS - 1u);
+                        slots[k] = (uint8_t)(j + 1u);
+                    }
+                    hashed = true;
+                }
             }
             last = idx;
         }

@@ -1,5 +1,6 @@
 /* test_fastpath.c - the speed-ups of docs/performance.md give exactly the
  * results of the general code they bypass: coal_affine against coal_run,
+ * coal_run's hashed line search against a linear one,
  * smem_cost_affine against smem_cost_chunks, the shift-folded XOR set index
  * against a fold one group at a time, the LRU list against stamps and a
  * first-oldest scan, and a replay with read-ahead and
@@ -158,6 +159,63 @@ START_TEST(xor_set_index_equals_group_fold)
         ck_assert_uint_eq(cache_set_hash(CFG_INDEX_XOR, line, bits), fold_by_group(line, bits));
     }
     ck_assert_uint_eq(cache_set_hash(CFG_INDEX_XOR, UINT64_MAX, 5), fold_by_group(UINT64_MAX, 5));
+}
+END_TEST
+
+/* ---- coal_run's hashed line search equals a linear search ---------------------- */
+
+/* coal_run as it was: every new line compared with every line before it. */
+static void coal_run_linear(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_result *out)
+{
+    uint32_t n_lines = 0, n_sectors = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t line = chunks[i].addr >> g->line_shift;
+        uint32_t idx = n_lines;
+        for (uint32_t j = 0; j < n_lines; j++)
+            if (out->lines[j].line == line)
+                idx = j;
+        if (idx == n_lines) {
+            memset(&out->lines[idx], 0, sizeof out->lines[idx]);
+            out->lines[idx].line = line;
+            n_lines++;
+        }
+        coal_line *l = &out->lines[idx];
+        uint32_t s = (uint32_t)(chunks[i].addr >> g->sector_shift) & (g->sectors_per_line - 1u);
+        if (!(l->sector_mask & (1u << s))) {
+            l->sector_mask |= 1u << s;
+            n_sectors++;
+        }
+        l->byte_mask[s] |= coal_byte_mask((uint32_t)chunks[i].addr & (g->sector_bytes - 1u),
+                                          chunks[i].bytes);
+    }
+    out->n_lines = n_lines;
+    out->n_sectors = n_sectors;
+}
+
+START_TEST(coal_run_hash_equals_linear_search)
+{
+    coal_geom g;
+    coal_geom_init(&g, 128, 32);
+    uint64_t seed = 99;
+    coal_chunk ch[COAL_MAX_CHUNKS];
+    static coal_result fast, slow;
+    for (int rep = 0; rep < 20000; rep++) {
+        uint32_t n = 1u + (uint32_t)(next_rand(&seed) % COAL_MAX_CHUNKS);
+        /* lines from a pool of 1 to 200: repeats, runs, and gathers of up to 128 lines */
+        uint64_t pool = 1u + next_rand(&seed) % 200u;
+        uint64_t base = next_rand(&seed) % ((uint64_t)1 << 40);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t x = next_rand(&seed);
+            uint32_t size = 1u << (x % 5u);
+            uint64_t line = rep % 5 == 0 ? base + i / 4u : base + ((x >> 8) % pool) * ((x >> 40) % 3u + 1u);
+            ch[i].addr = line * 128u + (((x >> 16) % 128u) & ~(uint64_t)(size - 1u));
+            ch[i].bytes = (uint8_t)size;
+            ch[i].lane = (uint8_t)(i % 32u);
+        }
+        coal_run(&g, ch, n, &fast);
+        coal_run_linear(&g, ch, n, &slow);
+        assert_same_result(&fast, &slow, ch[0].addr, 0, n);
+    }
 }
 END_TEST
 
@@ -341,6 +399,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, smem_cost_affine_equals_smem_cost_chunks);
     tcase_add_test(tc, xor_set_index_equals_group_fold);
     tcase_add_test(tc, lru_list_equals_stamp_scan);
+    tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, read_ahead_changes_no_count);
     suite_add_tcase(s, tc);
     return s;
