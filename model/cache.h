@@ -56,24 +56,37 @@ uint32_t cache_index(const cache *c, uint64_t line);
 /* Set index of `line` among 2^bits sets: CFG_INDEX_LINEAR takes the low bits,
  * CFG_INDEX_XOR folds all bits of the line number together in bits-wide
  * groups, so that power-of-two strides spread over the sets. */
-static inline uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits)
+/* The XOR of all bits-wide groups, by halving: x ^= x >> (bits * 2^k) for
+ * k from the largest with bits * 2^k < 64 down to 0 leaves in the low
+ * bits the XOR of every group (log2(64 / bits) steps, not one per group).
+ * The first shift depends only on bits: callers on the hot path keep it. */
+static inline uint32_t cache_xor_top_shift(uint32_t bits)
+{
+    uint32_t s = bits ? bits : 1u;
+    while (s < 32u)
+        s *= 2u;
+    if (s >= 64u)
+        s /= 2u;
+    return s;
+}
+
+/* cache_set_hash with top = cache_xor_top_shift(bits). */
+static inline uint32_t cache_set_hash_top(cfg_set_index index, uint64_t line, uint32_t bits,
+                                          uint32_t top)
 {
     if (bits == 0)
         return 0;
     uint64_t mask = ((uint64_t)1 << bits) - 1u;
     if (index == CFG_INDEX_LINEAR)
         return (uint32_t)(line & mask);
-    /* The XOR of all bits-wide groups, by halving: x ^= x >> (bits * 2^k) for
-     * k from the largest with bits * 2^k < 64 down to 0 leaves in the low
-     * bits the XOR of every group (log2(64 / bits) steps, not one per group). */
-    uint32_t s = bits;
-    while (s < 32u)
-        s *= 2u;
-    if (s >= 64u)
-        s /= 2u;
-    for (; s >= bits; s /= 2u)
+    for (uint32_t s = top; s >= bits; s /= 2u)
         line ^= line >> s;
     return (uint32_t)(line & mask);
+}
+
+static inline uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits)
+{
+    return cache_set_hash_top(index, line, bits, cache_xor_top_shift(bits));
 }
 
 /* Ways are named by (set, way); a way number stays valid until the next
@@ -128,6 +141,8 @@ void cache_test_set_clock(cache *c, uint32_t set, uint16_t clock);
 /* Bits set in x (sector masks); portable, no libgcc call without -mpopcnt. */
 static inline uint32_t cache_popcount(uint32_t x)
 {
+    if (x < 16u) /* a sector mask, nearly always: a table of 16 nibbles */
+        return (uint32_t)(0x4332322132212110ull >> (4u * x)) & 0xfu;
     x = x - ((x >> 1) & 0x55555555u);
     x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
     x = (x + (x >> 4)) & 0x0f0f0f0fu;

@@ -159,6 +159,21 @@ START_TEST(xor_set_index_equals_group_fold)
         ck_assert_uint_eq(cache_set_hash(CFG_INDEX_XOR, line, bits), fold_by_group(line, bits));
     }
     ck_assert_uint_eq(cache_set_hash(CFG_INDEX_XOR, UINT64_MAX, 5), fold_by_group(UINT64_MAX, 5));
+    /* the kept first shift gives the same set */
+    for (uint32_t bits = 1; bits <= 24; bits++)
+        for (int i = 0; i < 1000; i++) {
+            uint64_t line = next_rand(&seed);
+            ck_assert_uint_eq(cache_set_hash_top(CFG_INDEX_XOR, line, bits, cache_xor_top_shift(bits)),
+                              fold_by_group(line, bits));
+        }
+}
+END_TEST
+
+START_TEST(popcount_table_equals_bit_count)
+{
+    for (uint32_t x = 0; x < (1u << 20); x++)
+        ck_assert_uint_eq(cache_popcount(x), (uint32_t)__builtin_popcount(x));
+    ck_assert_uint_eq(cache_popcount(0xffffffffu), 32);
 }
 END_TEST
 
@@ -398,6 +413,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, coal_affine_equals_coal_run);
     tcase_add_test(tc, smem_cost_affine_equals_smem_cost_chunks);
     tcase_add_test(tc, xor_set_index_equals_group_fold);
+    tcase_add_test(tc, popcount_table_equals_bit_count);
     tcase_add_test(tc, lru_list_equals_stamp_scan);
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, read_ahead_changes_no_count);
