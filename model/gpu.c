@@ -706,6 +706,9 @@ uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
     if (m->space != TRACE_SPACE_GLOBAL || m->active_mask == 0)
         return 0; /* shared: no tags; local: a few lines of the warp's own region */
     uint32_t sm = sm_of(g, m->cta, m->sm);
+    /* a load reads L2 near and at home; stores and atomics also drop copies everywhere */
+    bool read = m->kind == TRACE_KIND_LD;
+    uint32_t part = g->sm_partition[sm];
     uint64_t last = UINT64_MAX;
     uint32_t n = 0;
     uint64_t lo = m->addr[__builtin_ctz(m->active_mask)];
@@ -716,7 +719,10 @@ uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
         uint64_t first = lo >> g->geom.line_shift, end = hi >> g->geom.line_shift;
         for (uint64_t line = first; line <= end; line++, n++) {
             l1_prefetch(g->l1[sm], line);
-            l2_prefetch(g->l2, line);
+            if (read)
+                l2_prefetch_read(g->l2, part, line);
+            else
+                l2_prefetch(g->l2, line);
         }
         return n;
     }
@@ -726,7 +732,10 @@ uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
             continue; /* coalesced lanes: one line, prefetched once */
         last = line;
         l1_prefetch(g->l1[sm], line);
-        l2_prefetch(g->l2, line);
+        if (read)
+            l2_prefetch_read(g->l2, part, line);
+        else
+            l2_prefetch(g->l2, line);
         n++;
     }
     return n;

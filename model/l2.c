@@ -272,6 +272,15 @@ void l2_prefetch(const l2 *c, uint64_t line)
         cache_prefetch(c->part[p], set);
 }
 
+void l2_prefetch_read(const l2 *c, uint32_t part, uint64_t line)
+{
+    assert(part < c->partitions);
+    l2_place pl = place_of(c, line);
+    cache_prefetch(c->part[part], pl.set);
+    if (pl.home != part)
+        cache_prefetch(c->part[pl.home], pl.set);
+}
+
 uint64_t l2_count_lines(l2 *c, uint32_t part)
 {
     assert(part < c->partitions);
