@@ -59,34 +59,42 @@ uint32_t cache_index(const cache *c, uint64_t line);
 /* The XOR of all bits-wide groups, by halving: x ^= x >> (bits * 2^k) for
  * k from the largest with bits * 2^k < 64 down to 0 leaves in the low
  * bits the XOR of every group (log2(64 / bits) steps, not one per group).
- * The first shift depends only on bits: callers on the hot path keep it. */
-static inline uint32_t cache_xor_top_shift(uint32_t bits)
+ * The number of steps depends only on bits: callers on the hot path keep it
+ * (cache_xor_steps) and the steps run unrolled. */
+static inline uint32_t cache_xor_steps(uint32_t bits)
 {
-    uint32_t s = bits ? bits : 1u;
-    while (s < 32u)
-        s *= 2u;
-    if (s >= 64u)
-        s /= 2u;
-    return s;
+    if (bits == 0)
+        return 0;
+    uint32_t n = 1;
+    while (bits << n < 64u && n < 6u)
+        n++;
+    return n;
 }
 
-/* cache_set_hash with top = cache_xor_top_shift(bits). */
-static inline uint32_t cache_set_hash_top(cfg_set_index index, uint64_t line, uint32_t bits,
-                                          uint32_t top)
+/* cache_set_hash with steps = cache_xor_steps(bits). */
+static inline uint32_t cache_set_hash_steps(cfg_set_index index, uint64_t line, uint32_t bits,
+                                            uint32_t steps)
 {
     if (bits == 0)
         return 0;
     uint64_t mask = ((uint64_t)1 << bits) - 1u;
     if (index == CFG_INDEX_LINEAR)
         return (uint32_t)(line & mask);
-    for (uint32_t s = top; s >= bits; s /= 2u)
-        line ^= line >> s;
+    switch (steps) { /* from the widest shift down to bits itself */
+    default: /* 6: bits == 1 */
+        line ^= line >> (bits << 5); /* fall through */
+    case 5: line ^= line >> (bits << 4); /* fall through */
+    case 4: line ^= line >> (bits << 3); /* fall through */
+    case 3: line ^= line >> (bits << 2); /* fall through */
+    case 2: line ^= line >> (bits << 1); /* fall through */
+    case 1: line ^= line >> bits;
+    }
     return (uint32_t)(line & mask);
 }
 
 static inline uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits)
 {
-    return cache_set_hash_top(index, line, bits, cache_xor_top_shift(bits));
+    return cache_set_hash_steps(index, line, bits, cache_xor_steps(bits));
 }
 
 /* Ways are named by (set, way); a way number stays valid until the next

@@ -16,7 +16,7 @@ struct l2 {
     uint32_t slices_per_partition;
     uint32_t sets_per_slice;
     uint32_t set_bits;          /* log2(sets_per_slice) */
-    uint32_t xor_top;           /* cache_xor_top_shift(set_bits) */
+    uint32_t xor_steps;         /* cache_xor_steps(set_bits) */
     uint32_t sectors_per_line;
     uint32_t full;              /* byte mask of a whole sector */
     bool ecc;
@@ -43,7 +43,7 @@ l2 *l2_create(const cfg_gpu *c)
     l->slices_per_partition = c->l2_slices / c->l2_partitions;
     l->sets_per_slice = c->l2_sets_per_slice;
     l->set_bits = log2_exact(c->l2_sets_per_slice);
-    l->xor_top = cache_xor_top_shift(l->set_bits);
+    l->xor_steps = cache_xor_steps(l->set_bits);
     l->sectors_per_line = c->l2_line_bytes / c->l2_sector_bytes;
     l->full = cache_full_mask(c->l2_sector_bytes);
     l->ecc = c->l2_ecc;
@@ -101,7 +101,7 @@ static inline l2_place place_of(const l2 *c, uint64_t line)
     /* Lemire's multiply-shift range reduction of two independent 32-bit halves */
     p.home = (uint32_t)(((h & 0xffffffffu) * c->partitions) >> 32);
     uint32_t slice = (uint32_t)(((h >> 32) * c->slices_per_partition) >> 32);
-    p.set = slice * c->sets_per_slice + cache_set_hash_top(c->index, line, c->set_bits, c->xor_top);
+    p.set = slice * c->sets_per_slice + cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
     return p;
 }
 
