@@ -122,6 +122,22 @@ bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size
                  coal_result *out)
 {
     const uint32_t sb = g->sector_bytes;
+    if (stride == size && (a0 & (g->line_bytes - 1u)) == 0 && (uint64_t)n * size == g->line_bytes &&
+        sb == 32u && g->line_bytes <= 128u && size <= sb && (size & (size - 1u)) == 0) {
+        /* the commonest warp of all (32 lanes of 4 bytes at an aligned line):
+         * every sector of one line, whole */
+        coal_line *cl = &out->lines[0];
+        cl->line = a0 >> g->line_shift;
+        cl->sector_mask = (1u << g->sectors_per_line) - 1u;
+        _Static_assert(COAL_MAX_SECTORS_PER_LINE == 4, "four sector masks");
+        cl->byte_mask[0] = ~0u;
+        cl->byte_mask[1] = g->sectors_per_line > 1u ? ~0u : 0u;
+        cl->byte_mask[2] = g->sectors_per_line > 2u ? ~0u : 0u;
+        cl->byte_mask[3] = g->sectors_per_line > 3u ? ~0u : 0u;
+        out->n_lines = 1;
+        out->n_sectors = g->sectors_per_line;
+        return true;
+    }
     if (n == 0 || n > COAL_MAX_CHUNKS || size == 0 || size > sb || (size & (size - 1u)) ||
         (a0 & (size - 1u)) || (stride & (stride - 1u)) || (stride != 0 && stride < size) ||
         stride > ((uint64_t)1 << 56) || a0 > UINT64_MAX - (uint64_t)(n - 1u) * stride)

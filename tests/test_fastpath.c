@@ -55,10 +55,11 @@ static void assert_same_result(const coal_result *a, const coal_result *b, uint6
     }
 }
 
-START_TEST(coal_affine_equals_coal_run)
+/* coal_affine against coal_run on 20,000 warps of one line geometry */
+static void coal_affine_cases(uint32_t line_bytes)
 {
     coal_geom g;
-    coal_geom_init(&g, 128, 32);
+    coal_geom_init(&g, line_bytes, 32);
     static const uint64_t strides[] = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 4096, (uint64_t)1 << 40};
     static const uint32_t sizes[] = {1, 2, 4, 8, 16};
     uint64_t seed = 0x9e3779b97f4a7c15ull;
@@ -88,6 +89,16 @@ START_TEST(coal_affine_equals_coal_run)
         }
     }
     ck_assert_int_eq(compared, 20000); /* 400 x (60 - 10 overlapping) */
+}
+
+START_TEST(coal_affine_equals_coal_run)
+{
+    /* 128-byte lines (every config), and 64-byte ones for the geometry-dependent paths */
+    coal_affine_cases(128);
+    coal_affine_cases(64);
+    coal_geom g;
+    coal_geom_init(&g, 128, 32);
+    static coal_result fast;
     /* refused: a stride not a power of two, a misaligned start, an end past 2^64 */
     ck_assert(!coal_affine(&g, 0, 12, 4, 32, &fast));
     ck_assert(!coal_affine(&g, 2, 4, 4, 32, &fast));
