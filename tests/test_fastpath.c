@@ -1,6 +1,7 @@
 /* test_fastpath.c - the speed-ups of docs/performance.md give exactly the
  * results of the general code they bypass: coal_affine against coal_run,
- * coal_run's hashed line search against a linear one,
+ * coal_run's hashed line search against a linear one, the record
+ * validation with per-kernel limits against the full one,
  * smem_cost_affine against smem_cost_chunks, the shift-folded XOR set index
  * against a fold one group at a time, the LRU list against stamps and a
  * first-oldest scan, and a replay with read-ahead and
@@ -18,6 +19,7 @@
 #include "smem.h"
 #include "suites.h"
 #include "test_util.h"
+#include "trace_int.h"
 
 /* xorshift64: a fixed sequence, so a failure can be reproduced */
 static uint64_t next_rand(uint64_t *s)
@@ -185,6 +187,56 @@ START_TEST(popcount_table_equals_bit_count)
     for (uint32_t x = 0; x < (1u << 20); x++)
         ck_assert_uint_eq(cache_popcount(x), (uint32_t)__builtin_popcount(x));
     ck_assert_uint_eq(cache_popcount(0xffffffffu), 32);
+}
+END_TEST
+
+/* ---- validation with the kernel's limits kept equals the full validation ------ */
+
+START_TEST(validate_limits_equals_validate)
+{
+    trace_kernel k;
+    trace_kernel_init(&k);
+    k.name = k.demangled = (char *)"k";
+    k.grid[0] = 7, k.grid[1] = 3, k.grid[2] = 1;
+    k.block[0] = 100, k.block[1] = 1, k.block[2] = 1; /* 4 warps, the last of 4 lanes */
+    trace_mem_limits lim;
+    trace_mem_limits_of(&k, &lim);
+    uint64_t seed = 31337;
+    int good = 0, bad = 0;
+    for (int rep = 0; rep < 200000; rep++) {
+        uint64_t x = next_rand(&seed), y = next_rand(&seed);
+        trace_mem m = {0};
+        /* mostly valid fields, each sometimes just out of range */
+        m.kind = (uint8_t)(x % 64u < 60u ? x % 4u : 4u + x % 3u);
+        m.space = (uint8_t)((x >> 6) % 16u < 15u ? (x >> 6) % 3u : 3u);
+        m.cache_op = (uint8_t)((x >> 10) % 32u < 31u ? (x >> 10) % 7u : 7u);
+        m.flags = (uint8_t)((x >> 15) % 32u < 31u ? (x >> 15) % 4u : 4u);
+        static const uint8_t sizes[] = {1, 2, 4, 8, 16, 4, 4, 4, 3, 32};
+        m.size_bytes = sizes[(x >> 20) % 10u];
+        m.cta = (uint32_t)((x >> 24) % 23u);
+        m.warp = (uint32_t)((x >> 29) % 5u);
+        m.sm = (int32_t)((x >> 32) % 8u) - 2;
+        static const uint32_t masks[] = {TRACE_FULL_MASK, TRACE_FULL_MASK, TRACE_FULL_MASK, 0xf, 0x1f,
+                                         0, 0x80000001u, 0xffff};
+        m.active_mask = masks[(x >> 36) % 8u];
+        uint64_t base = (y % 5u == 0 ? y : y % 0x100000000ull) & ~(uint64_t)15;
+        uint64_t stride = (uint64_t)m.size_bytes * ((x >> 40) % 3u);
+        for (int l = 0; l < TRACE_WARP_LANES; l++)
+            m.addr[l] = (m.active_mask >> l & 1u) ? base + stride * (uint64_t)l : 0;
+        if ((x >> 44) % 8u == 0)
+            m.addr[(x >> 48) % 32u] += 1 + (x >> 53) % 3u; /* a misaligned or stray lane */
+        err_info e1 = {{0}}, e2 = {{0}};
+        int r1 = trace_mem_validate(&k, &m, &e1);
+        int r2 = trace_mem_validate_limits(&k, &lim, &m, &e2);
+        ck_assert_int_eq(r1, r2);
+        ck_assert_str_eq(e1.msg, e2.msg);
+        if (r1 == 0)
+            good++;
+        else
+            bad++;
+    }
+    ck_assert_int_gt(good, 10000);
+    ck_assert_int_gt(bad, 10000);
 }
 END_TEST
 
@@ -427,6 +479,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, popcount_table_equals_bit_count);
     tcase_add_test(tc, lru_list_equals_stamp_scan);
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
+    tcase_add_test(tc, validate_limits_equals_validate);
     tcase_add_test(tc, read_ahead_changes_no_count);
     suite_add_tcase(s, tc);
     return s;
