@@ -202,7 +202,16 @@ void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s
         return;
     cache_view hv;
     if (pl.home == part) {
-        home_fill(c, part, pl.set, line, miss, s, &hv);
+        /* homed near: the lookup above was the home lookup (home_fill would
+         * repeat it, and touch the way again, which changes no order) */
+        if (way < 0) {
+            cache_evicted ev;
+            way = cache_view_alloc(near, &nv, line, false, &ev);
+            write_back(c, &ev, s);
+        }
+        s->v[STAT_DRAM_SECT_READ] += popcount(miss);
+        if (way >= 0)
+            cache_view_fill(&nv, way, miss);
         return;
     }
     /* far-homed: over the fabric to the home partition, then keep a copy near */
