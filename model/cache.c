@@ -3,22 +3,25 @@
  * The simulator's speed is bound by its own memory traffic, so each set is
  * one 64-byte-aligned block laid out for the fewest cache lines per lookup:
  *
- *   uint32_t epoch;  uint16_t n_valid;  uint16_t clock;    header, 8 bytes
+ *   uint32_t epoch;  uint16_t n_valid;  uint16_t head;  uint16_t n_ef;   header, 16 bytes
  *   uint16_t fp[wp];    16-bit fingerprints of the tags  (wp = ways rounded up to 8)
  *   uint16_t state[wp]; per way: wholly valid sectors (bits 0-3), partly valid
- *                       sectors (4-7), dirty sectors (8-11)
- *   uint16_t lru[wp];   LRU stamps from the set's own clock
+ *                       sectors (4-7), dirty sectors (8-11), evict-first (12)
+ *   uint16_t prev[wp], next[wp];  the LRU list (cache_int.h)
  *   uint64_t tag[ways];
  *
  * A lookup compares fingerprints eight at a time and reads a full tag only on
- * a fingerprint match; a victim search reads 2-byte stamps. Fingerprints are
- * 16 bits, not 8: with the L1's 64 ways one byte matched some other way in a
- * quarter of the lookups, and each false match is a tag read from memory. Ways 0 .. n_valid-1 are valid: a drop
- * moves the last valid way into the hole, filling a non-full set is O(1).
- * When a set's 16-bit clock runs out its stamps are renumbered by rank, which
- * keeps the LRU order. Byte masks live in a parallel array and are touched
- * only for partly valid sectors, so whole-sector traffic (nearly all of it)
- * never reads them. */
+ * a fingerprint match. Fingerprints are 16 bits, not 8: with the L1's 64
+ * ways one byte matched some other way in a quarter of the lookups, and each
+ * false match is a tag read from memory. Ways 0 .. n_valid-1 are valid: a
+ * drop moves the last valid way into the hole, filling a non-full set is
+ * O(1). Replacement is LRU kept as an order, a circular doubly linked list
+ * per set, so that touching a way and finding the victim are O(1) (the
+ * 16-bit stamps this replaced needed two scans of all ways per miss); lines
+ * inserted as "evict first" stay outside the list and are the victims before
+ * any other, the lowest way first, as the stamps' tie rule had it. Byte masks
+ * live in a parallel array and are touched only for partly valid sectors, so
+ * whole-sector traffic (nearly all of it) never reads them. */
 /* madvise(MADV_HUGEPAGE) is a Linux hint outside POSIX; everything else here is C11 + POSIX */
 #define _DEFAULT_SOURCE 1
 
@@ -83,13 +86,13 @@ cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
     c->index = index;
     c->epoch = 1;
     size_t wp = ((size_t)max_ways + 7u) & ~(size_t)7u;
-    c->state_offset = 8u + 2u * wp;
-    c->lru_offset = c->state_offset + 2u * wp;
-    c->tag_offset = c->lru_offset + 2u * wp;
+    c->state_offset = 16u + 2u * wp;
+    c->link_offset = c->state_offset + 2u * wp;
+    c->tag_offset = c->link_offset + 4u * wp;
     c->block_bytes = (c->tag_offset + 8u * (size_t)max_ways + 63u) & ~(size_t)63u;
-    /* the whole block when it is a few cache lines (the L2's 20 ways: 5);
+    /* the whole block when it is a few cache lines (the L2's 20 ways: 6);
      * else all but the tags, of which a lookup reads one */
-    c->prefetch_bytes = c->block_bytes <= 320u ? c->block_bytes : c->tag_offset;
+    c->prefetch_bytes = c->block_bytes <= 384u ? c->block_bytes : c->tag_offset;
     /* zeroed: every block's epoch 0 differs from the cache's, all sets empty */
     c->blocks = alloc_blocks((size_t)sets * c->block_bytes, 64, true);
     c->bytes = alloc_blocks((size_t)sets * max_ways * sizeof *c->bytes, 64, false);
@@ -130,30 +133,6 @@ uint32_t cache_index(const cache *c, uint64_t line)
 {
     assert(c->sets_pow2);
     return cache_set_hash(c->index, line, c->set_bits);
-}
-
-/* The set's clock ran out: renumber its stamps 1..k by rank, keeping the
- * order (and 0 for evict-first lines). */
-void cache_renumber(const cache_view *vp)
-{
-    const cache_view v = *vp;
-    uint32_t n = *v.n_valid;
-    uint32_t rank = 0;
-    uint32_t floor = LRU_EVICT_FIRST; /* stamps <= floor are done */
-    for (;;) {
-        uint32_t next = LRU_LIMIT + 1u;
-        for (uint32_t w = 0; w < n; w++)
-            if (v.lru[w] > floor && v.lru[w] < next)
-                next = v.lru[w];
-        if (next > LRU_LIMIT)
-            break;
-        rank++;
-        for (uint32_t w = 0; w < n; w++)
-            if (v.lru[w] == next)
-                v.lru[w] = (uint16_t)rank; /* rank <= next: stays above the done ones */
-        floor = rank;
-    }
-    *v.clock = (uint16_t)rank;
 }
 
 int cache_find(cache *c, uint32_t set, uint64_t line)
@@ -238,8 +217,25 @@ void cache_drop(cache *c, uint32_t set, int way)
 void cache_prefetch(const cache *c, uint32_t set)
 {
     const unsigned char *b = c->blocks + (size_t)set * c->block_bytes;
-    for (size_t off = 0; off < c->prefetch_bytes; off += 64)
-        __builtin_prefetch(b + off, 1, 2);
+    /* unrolled (a loop step cost three times its prefetch): blocks up to
+     * 9 lines, the L1's and L2's, take one straight run */
+    size_t lines = (c->prefetch_bytes + 63u) / 64u;
+    switch (lines) {
+    default:
+        for (size_t i = 9; i < lines; i++)
+            __builtin_prefetch(b + 64u * i, 1, 2);
+        /* fall through */
+    case 9: __builtin_prefetch(b + 512, 1, 2); /* fall through */
+    case 8: __builtin_prefetch(b + 448, 1, 2); /* fall through */
+    case 7: __builtin_prefetch(b + 384, 1, 2); /* fall through */
+    case 6: __builtin_prefetch(b + 320, 1, 2); /* fall through */
+    case 5: __builtin_prefetch(b + 256, 1, 2); /* fall through */
+    case 4: __builtin_prefetch(b + 192, 1, 2); /* fall through */
+    case 3: __builtin_prefetch(b + 128, 1, 2); /* fall through */
+    case 2: __builtin_prefetch(b + 64, 1, 2); /* fall through */
+    case 1: __builtin_prefetch(b, 1, 2); /* fall through */
+    case 0: break;
+    }
 }
 
 uint64_t cache_count_lines(cache *c)
@@ -252,5 +248,7 @@ uint64_t cache_count_lines(cache *c)
 
 void cache_test_set_clock(cache *c, uint32_t set, uint16_t clock)
 {
-    *cache_view_get(c, set).clock = clock;
+    /* the LRU order is a list now, with no clock to run out: nothing to set */
+    (void)cache_view_get(c, set);
+    (void)clock;
 }

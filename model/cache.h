@@ -7,12 +7,12 @@
  * use can change at a reset (the L1 shrinks when the shared-memory carveout
  * grows). The simulator is bound by its own memory traffic, so a set's
  * bookkeeping (epoch, valid count, tag fingerprints, sector states, LRU
- * stamps, tags) is one contiguous block and its valid ways are kept packed
- * at the front: a lookup scans only the valid ways, by one-byte fingerprints
- * first; filling a set that is not full scans nothing. Replacement is LRU by
- * a per-set use counter; a line inserted as "evict first" (ld.global.cs) is
- * the oldest of its set until it is used. Emptying the whole cache is O(1):
- * sets carry an epoch and count as empty when it is old.
+ * links, tags) is one contiguous block and its valid ways are kept packed
+ * at the front: a lookup scans only the valid ways, by 16-bit fingerprints
+ * first; filling a set that is not full scans nothing. Replacement is LRU,
+ * kept as an order per set (no scan); a line inserted as "evict first"
+ * (ld.global.cs) is the oldest of its set until it is used. Emptying the
+ * whole cache is O(1): sets carry an epoch and count as empty when it is old.
  *
  * A sector is present when any of its bytes is valid; a load needs its bytes
  * valid. Byte masks are 32 bits, so sectors are at most 32 bytes. */
@@ -56,24 +56,45 @@ uint32_t cache_index(const cache *c, uint64_t line);
 /* Set index of `line` among 2^bits sets: CFG_INDEX_LINEAR takes the low bits,
  * CFG_INDEX_XOR folds all bits of the line number together in bits-wide
  * groups, so that power-of-two strides spread over the sets. */
-static inline uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits)
+/* The XOR of all bits-wide groups, by halving: x ^= x >> (bits * 2^k) for
+ * k from the largest with bits * 2^k < 64 down to 0 leaves in the low
+ * bits the XOR of every group (log2(64 / bits) steps, not one per group).
+ * The number of steps depends only on bits: callers on the hot path keep it
+ * (cache_xor_steps) and the steps run unrolled. */
+static inline uint32_t cache_xor_steps(uint32_t bits)
+{
+    if (bits == 0)
+        return 0;
+    uint32_t n = 1;
+    while (bits << n < 64u && n < 6u)
+        n++;
+    return n;
+}
+
+/* cache_set_hash with steps = cache_xor_steps(bits). */
+static inline uint32_t cache_set_hash_steps(cfg_set_index index, uint64_t line, uint32_t bits,
+                                            uint32_t steps)
 {
     if (bits == 0)
         return 0;
     uint64_t mask = ((uint64_t)1 << bits) - 1u;
     if (index == CFG_INDEX_LINEAR)
         return (uint32_t)(line & mask);
-    /* The XOR of all bits-wide groups, by halving: x ^= x >> (bits * 2^k) for
-     * k from the largest with bits * 2^k < 64 down to 0 leaves in the low
-     * bits the XOR of every group (log2(64 / bits) steps, not one per group). */
-    uint32_t s = bits;
-    while (s < 32u)
-        s *= 2u;
-    if (s >= 64u)
-        s /= 2u;
-    for (; s >= bits; s /= 2u)
-        line ^= line >> s;
+    switch (steps) { /* from the widest shift down to bits itself */
+    default: /* 6: bits == 1 */
+        line ^= line >> (bits << 5); /* fall through */
+    case 5: line ^= line >> (bits << 4); /* fall through */
+    case 4: line ^= line >> (bits << 3); /* fall through */
+    case 3: line ^= line >> (bits << 2); /* fall through */
+    case 2: line ^= line >> (bits << 1); /* fall through */
+    case 1: line ^= line >> bits;
+    }
     return (uint32_t)(line & mask);
+}
+
+static inline uint32_t cache_set_hash(cfg_set_index index, uint64_t line, uint32_t bits)
+{
+    return cache_set_hash_steps(index, line, bits, cache_xor_steps(bits));
 }
 
 /* Ways are named by (set, way); a way number stays valid until the next
@@ -113,19 +134,23 @@ int cache_alloc(cache *c, uint32_t set, uint64_t line, bool evict_first, cache_e
 void cache_drop(cache *c, uint32_t set, int way);
 
 /* A hint that set will be looked up soon: starts loading its bookkeeping
- * (header, fingerprints, sector states, LRU stamps; the tags too when the
+ * (header, fingerprints, sector states, LRU links; the tags too when the
  * block is small) into the CPU caches. Changes nothing. */
 void cache_prefetch(const cache *c, uint32_t set);
 
 /* Lines held now (walks the whole cache: for tests). */
 uint64_t cache_count_lines(cache *c);
 
-/* For tests: set a set's LRU clock, to reach its renumbering quickly. */
+/* For tests: set a set's LRU clock, to reach its renumbering quickly. The
+ * LRU is an order kept per set now, with no clock: this changes nothing (kept
+ * so that the tests written for the clock still build and check the order). */
 void cache_test_set_clock(cache *c, uint32_t set, uint16_t clock);
 
 /* Bits set in x (sector masks); portable, no libgcc call without -mpopcnt. */
 static inline uint32_t cache_popcount(uint32_t x)
 {
+    if (x < 16u) /* a sector mask, nearly always: a table of 16 nibbles */
+        return (uint32_t)(0x4332322132212110ull >> (4u * x)) & 0xfu;
     x = x - ((x >> 1) & 0x55555555u);
     x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
     x = (x + (x >> 4)) & 0x0f0f0f0fu;

@@ -19,12 +19,20 @@
 
 #include "cache.h"
 
-#define LRU_EVICT_FIRST 0u
-#define LRU_LIMIT 0xffffu
-#define CACHE_MAX_WAYS 65535u /* n_valid is 16-bit */
+/* Always inlined: these are a few instructions on a view of ten pointers,
+ * which a call would copy. */
+#if defined(__GNUC__)
+#define CACHE_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define CACHE_ALWAYS_INLINE
+#endif
+
+#define CACHE_MAX_WAYS 65535u /* n_valid is 16-bit; way numbers 0..65534 */
+#define CACHE_NIL 0xffffu     /* no way: the head of an empty LRU list */
 #define ST_FULL(st) ((uint32_t)(st) & 0xfu)
 #define ST_PART(st) (((uint32_t)(st) >> 4) & 0xfu)
 #define ST_DIRTY(st) (((uint32_t)(st) >> 8) & 0xfu)
+#define ST_EF 0x1000u         /* evict-first line: outside the LRU list */
 #define ST_MAKE(full, part, dirty) ((uint16_t)((full) | ((part) << 4) | ((dirty) << 8)))
 
 /* Byte masks of a way's sectors; meaningful only for partly valid sectors. */
@@ -45,20 +53,27 @@ struct cache {
     uint32_t epoch;           /* a set whose block epoch differs is empty */
     size_t block_bytes;       /* bytes per set block, a multiple of 64 */
     size_t state_offset;      /* offsets in a block */
-    size_t lru_offset;
+    size_t link_offset;
     size_t tag_offset;
     size_t prefetch_bytes;    /* leading bytes of a block that cache_prefetch loads */
     unsigned char *blocks;    /* [sets] set blocks */
     way_bytes *bytes;         /* [sets * max_ways] */
 };
 
+/* One set. LRU order: the valid ways that are not evict-first form a
+ * circular doubly linked list, *head its least recently used way and
+ * prev[*head] its most recent (CACHE_NIL: empty); evict-first ways (ST_EF in
+ * their state, *n_ef of them) are outside it and go first, the lowest way
+ * number first. */
 typedef struct cache_view {
     uint32_t *epoch;
     uint16_t *n_valid;
-    uint16_t *clock;
+    uint16_t *head;
+    uint16_t *n_ef;
     uint16_t *fp;
     uint16_t *state;
-    uint16_t *lru;
+    uint16_t *prev;     /* [way]: the next older way in the list */
+    uint16_t *next;     /* [way]: the next newer way */
     uint64_t *tag;
     way_bytes *bytes;
 } cache_view;
@@ -68,50 +83,55 @@ static inline uint16_t cache_fingerprint(uint64_t line)
     return (uint16_t)((line * 0x9e3779b97f4a7c15ull) >> 48);
 }
 
-static inline cache_view cache_view_raw(const cache *c, uint32_t set)
+static inline CACHE_ALWAYS_INLINE cache_view cache_view_raw(const cache *c, uint32_t set)
 {
     assert(set < c->sets);
     unsigned char *b = c->blocks + (size_t)set * c->block_bytes;
     cache_view v;
     v.epoch = (uint32_t *)(void *)b;
     v.n_valid = (uint16_t *)(void *)(b + 4);
-    v.clock = (uint16_t *)(void *)(b + 6);
-    v.fp = (uint16_t *)(void *)(b + 8);
+    v.head = (uint16_t *)(void *)(b + 6);
+    v.n_ef = (uint16_t *)(void *)(b + 8);
+    v.fp = (uint16_t *)(void *)(b + 16);
     v.state = (uint16_t *)(void *)(b + c->state_offset);
-    v.lru = (uint16_t *)(void *)(b + c->lru_offset);
+    v.prev = (uint16_t *)(void *)(b + c->link_offset);
+    v.next = v.prev + (c->tag_offset - c->link_offset) / 4u;
     v.tag = (uint64_t *)(void *)(b + c->tag_offset);
     v.bytes = c->bytes + (size_t)set * c->max_ways;
     return v;
 }
 
 /* The set, emptied first if the cache was reset since it was last touched. */
-static inline cache_view cache_view_get(cache *c, uint32_t set)
+static inline CACHE_ALWAYS_INLINE cache_view cache_view_get(cache *c, uint32_t set)
 {
     cache_view v = cache_view_raw(c, set);
     if (*v.epoch != c->epoch) {
         *v.epoch = c->epoch;
         *v.n_valid = 0;
-        *v.clock = 0;
+        *v.head = (uint16_t)CACHE_NIL;
+        *v.n_ef = 0;
     }
     return v;
 }
 
 /* The way holding line, or -1. */
-static inline int cache_view_find(const cache_view *vp, uint64_t line)
+static inline CACHE_ALWAYS_INLINE int cache_view_find(const cache_view *vp, uint64_t line)
 {
     const cache_view v = *vp;
     uint32_t n = *v.n_valid;
 #if defined(__SSE2__)
-    /* 8 fingerprints per compare; the ones read past n lie inside the array
-     * (its length is a multiple of 8) and are masked off */
+    /* 16 fingerprints per step: two compares packed into one 16-bit mask.
+     * Reading past n stays inside the set's block (the state array follows
+     * the fingerprints); those ways are masked off. */
     const __m128i want = _mm_set1_epi16((short)cache_fingerprint(line));
-    for (uint32_t w = 0; w < n; w += 8) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(v.fp + w));
-        uint32_t z = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi16(x, want)) & 0x5555u;
-        if (n - w < 8)
-            z &= (1u << (2u * (n - w))) - 1u; /* only valid ways */
+    for (uint32_t w = 0; w < n; w += 16) {
+        __m128i a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(v.fp + w)), want);
+        __m128i b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(v.fp + w + 8)), want);
+        uint32_t z = (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(a, b));
+        if (n - w < 16)
+            z &= (1u << (n - w)) - 1u; /* only valid ways */
         while (z) {
-            uint32_t k = w + (uint32_t)__builtin_ctz(z) / 2u;
+            uint32_t k = w + (uint32_t)__builtin_ctz(z);
             if (v.tag[k] == line)
                 return (int)k;
             z &= z - 1u;
@@ -175,7 +195,7 @@ static inline void cache_view_add_bytes(const cache *c, const cache_view *v, int
         part |= bit;
         *b = now;
     }
-    *st = ST_MAKE(full, part, dirty);
+    *st = (uint16_t)(ST_MAKE(full, part, dirty) | (*st & ST_EF));
 }
 
 static inline void cache_view_fill(const cache_view *v, int way, uint32_t sector_mask)
@@ -183,7 +203,8 @@ static inline void cache_view_fill(const cache_view *v, int way, uint32_t sector
     assert(way >= 0 && (uint32_t)way < *v->n_valid);
     uint16_t *st = &v->state[way];
     sector_mask &= 0xfu;
-    *st = ST_MAKE(ST_FULL(*st) | sector_mask, ST_PART(*st) & ~sector_mask, ST_DIRTY(*st));
+    /* wholly valid: set; partly valid: cleared; dirty and evict-first kept */
+    *st = (uint16_t)((*st | sector_mask) & ~(sector_mask << 4));
 }
 
 static inline void cache_view_invalidate(const cache_view *v, int way, uint32_t sector_mask)
@@ -191,8 +212,8 @@ static inline void cache_view_invalidate(const cache_view *v, int way, uint32_t 
     assert(way >= 0 && (uint32_t)way < *v->n_valid);
     uint16_t *st = &v->state[way];
     sector_mask &= 0xfu;
-    *st = ST_MAKE(ST_FULL(*st) & ~sector_mask, ST_PART(*st) & ~sector_mask,
-                  ST_DIRTY(*st) & ~sector_mask);
+    /* wholly, partly valid and dirty: cleared; evict-first kept */
+    *st = (uint16_t)(*st & ~(sector_mask | sector_mask << 4 | sector_mask << 8));
 }
 
 static inline void cache_view_mark_dirty(const cache_view *v, int way, uint32_t sector_mask)
@@ -201,69 +222,75 @@ static inline void cache_view_mark_dirty(const cache_view *v, int way, uint32_t 
     v->state[way] = (uint16_t)(v->state[way] | ((sector_mask & 0xfu) << 8));
 }
 
-/* The set's clock ran out: renumber its stamps (cache.c; rare). */
-void cache_renumber(const cache_view *v);
+/* ---- LRU: O(1) per step, no scan (see cache_view) ---------------------- */
 
-static inline uint16_t cache_view_next_stamp(const cache_view *v)
+/* Append way w (in no list) as the most recently used. */
+static inline CACHE_ALWAYS_INLINE void cache_list_push(const cache_view *v, uint32_t w)
 {
-    if (*v->clock == LRU_LIMIT)
-        cache_renumber(v);
-    return ++*v->clock;
+    uint32_t h = *v->head;
+    if (h == CACHE_NIL) {
+        *v->head = (uint16_t)w;
+        v->prev[w] = v->next[w] = (uint16_t)w;
+        return;
+    }
+    uint32_t t = v->prev[h];
+    v->next[t] = (uint16_t)w;
+    v->prev[w] = (uint16_t)t;
+    v->next[w] = (uint16_t)h;
+    v->prev[h] = (uint16_t)w;
+}
+
+/* Take way w out of the list. */
+static inline CACHE_ALWAYS_INLINE void cache_list_remove(const cache_view *v, uint32_t w)
+{
+    uint32_t n = v->next[w];
+    if (n == w) {
+        *v->head = (uint16_t)CACHE_NIL;
+        return;
+    }
+    uint32_t p = v->prev[w];
+    v->next[p] = (uint16_t)n;
+    v->prev[n] = (uint16_t)p;
+    if (*v->head == w)
+        *v->head = (uint16_t)n;
 }
 
 /* Make the way the most recently used of its set. */
-static inline void cache_view_touch(const cache_view *v, int way)
+static inline CACHE_ALWAYS_INLINE void cache_view_touch(const cache_view *v, int way)
 {
     assert(way >= 0 && (uint32_t)way < *v->n_valid);
-    v->lru[way] = cache_view_next_stamp(v);
+    uint32_t w = (uint32_t)way;
+    if (v->state[w] & ST_EF) {
+        v->state[w] = (uint16_t)(v->state[w] & ~ST_EF);
+        --*v->n_ef;
+        cache_list_push(v, w);
+        return;
+    }
+    uint32_t h = *v->head;
+    if (w == h) {
+        *v->head = v->next[w]; /* the oldest becomes the newest: the circle turns */
+        return;
+    }
+    if (v->prev[h] == w)
+        return; /* already the newest */
+    cache_list_remove(v, w);
+    cache_list_push(v, w);
 }
 
-/* The way with the oldest stamp among ways 0..n-1 (n >= 1), the first one on
- * a tie (evict-first lines share stamp 0). */
-static inline uint32_t cache_oldest_way(const uint16_t *lru, uint32_t n)
+/* The lowest evict-first way among ways 0..n-1 (there is one). */
+static inline uint32_t cache_first_ef(const uint16_t *state, uint32_t n)
 {
-#if defined(__SSE2__)
-    /* SSE2 has only a signed 16-bit min: flip the top bit to keep the order.
-     * Reading 8 stamps at a time stays inside the array (its length is a
-     * multiple of 8); stamps past n are replaced by the largest value. */
-    const __m128i flip = _mm_set1_epi16((short)0x8000);
-    const __m128i top = _mm_set1_epi16(0x7fff);
-    __m128i lo = top;
-    for (uint32_t w = 0; w < n; w += 8) {
-        __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(lru + w)), flip);
-        if (n - w < 8) {
-            static const int16_t keep[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
-            __m128i k = _mm_loadu_si128((const __m128i *)(const void *)(keep + 8 - (n - w)));
-            x = _mm_or_si128(_mm_and_si128(k, x), _mm_andnot_si128(k, top));
-        }
-        lo = _mm_min_epi16(lo, x);
+    uint32_t w = 0;
+    while (!(state[w] & ST_EF)) {
+        w++;
+        assert(w < n);
     }
-    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(1, 0, 3, 2)));
-    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, _MM_SHUFFLE(2, 3, 0, 1)));
-    lo = _mm_min_epi16(lo, _mm_shufflelo_epi16(lo, _MM_SHUFFLE(2, 3, 0, 1)));
-    /* lo now holds the (flipped) minimum in every lane: find its first way */
-    lo = _mm_shuffle_epi32(_mm_shufflelo_epi16(lo, 0), 0);
-    for (uint32_t w = 0;; w += 8) {
-        __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(lru + w)), flip);
-        uint32_t z = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi16(x, lo));
-        if (z) /* two mask bits per stamp; the first match is below n */
-            return w + (uint32_t)__builtin_ctz(z) / 2u;
-    }
-#else
-    uint32_t way = 0;
-    uint32_t oldest = lru[0];
-    for (uint32_t w = 1; w < n; w++) {
-        if (lru[w] < oldest) {
-            oldest = lru[w];
-            way = w;
-        }
-    }
-    return way;
-#endif
+    (void)n;
+    return w;
 }
 
 /* cache_alloc on a view. */
-static inline int cache_view_alloc(const cache *c, const cache_view *vp, uint64_t line,
+static inline CACHE_ALWAYS_INLINE int cache_view_alloc(const cache *c, const cache_view *vp, uint64_t line,
                                    bool evict_first, cache_evicted *ev)
 {
     const cache_view v = *vp;
@@ -279,11 +306,23 @@ static inline int cache_view_alloc(const cache *c, const cache_view *vp, uint64_
         return -1;
     uint32_t n = *v.n_valid;
     uint32_t way;
+    bool in_list = false; /* the victim's way is already the newest in the list */
     if (n < c->ways) {
         way = n;
         *v.n_valid = (uint16_t)(n + 1u);
     } else {
-        way = cache_oldest_way(v.lru, n);
+        if (*v.n_ef) {
+            way = cache_first_ef(v.state, n);
+            --*v.n_ef;
+        } else {
+            way = *v.head;
+            if (evict_first) {
+                cache_list_remove(&v, way);
+            } else {
+                *v.head = v.next[way]; /* the oldest way becomes the newest */
+                in_list = true;
+            }
+        }
         if (ev) {
             ev->valid = true;
             ev->line = v.tag[way];
@@ -293,29 +332,51 @@ static inline int cache_view_alloc(const cache *c, const cache_view *vp, uint64_
     }
     v.tag[way] = line;
     v.fp[way] = cache_fingerprint(line);
-    v.state[way] = 0;
-    v.lru[way] = evict_first ? (uint16_t)LRU_EVICT_FIRST : cache_view_next_stamp(&v);
+    if (evict_first) {
+        v.state[way] = (uint16_t)ST_EF;
+        ++*v.n_ef;
+    } else {
+        v.state[way] = 0;
+        if (!in_list)
+            cache_list_push(&v, way);
+    }
     return (int)way;
 }
 
 /* cache_drop on a view. */
-static inline void cache_view_drop(const cache_view *vp, int way)
+static inline CACHE_ALWAYS_INLINE void cache_view_drop(const cache_view *vp, int way)
 {
     const cache_view v = *vp;
 
     assert(*v.n_valid > 0);
     uint32_t last = *v.n_valid - 1u;
     assert(way >= 0 && (uint32_t)way <= last);
-    if ((uint32_t)way != last) { /* keep the valid ways packed */
-        v.tag[way] = v.tag[last];
-        v.fp[way] = v.fp[last];
-        v.lru[way] = v.lru[last];
-        v.state[way] = v.state[last];
+    uint32_t w = (uint32_t)way;
+    if (v.state[w] & ST_EF)
+        --*v.n_ef;
+    else
+        cache_list_remove(&v, w);
+    if (w != last) { /* keep the valid ways packed: the last one moves into the hole */
+        v.tag[w] = v.tag[last];
+        v.fp[w] = v.fp[last];
+        v.state[w] = v.state[last];
         if (ST_PART(v.state[last]))
-            v.bytes[way] = v.bytes[last];
+            v.bytes[w] = v.bytes[last];
+        if (!(v.state[last] & ST_EF)) {
+            uint32_t p = v.prev[last], n = v.next[last];
+            if (n == last) {
+                v.prev[w] = v.next[w] = (uint16_t)w;
+            } else {
+                v.prev[w] = (uint16_t)p;
+                v.next[w] = (uint16_t)n;
+                v.next[p] = (uint16_t)w;
+                v.prev[n] = (uint16_t)w;
+            }
+            if (*v.head == last)
+                *v.head = (uint16_t)w;
+        }
     }
     *v.n_valid = (uint16_t)last;
 }
-
 
 #endif

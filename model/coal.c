@@ -2,8 +2,9 @@
  *
  * Lines are found by a short linear search that first tries the line of the
  * previous chunk: coalesced warps touch one to four lines, so the search is
- * one comparison per chunk; a 32-lane gather costs at most 32 x 32 compares
- * of contiguous uint64_t, which the compiler vectorises.
+ * one comparison per chunk. Past 8 distinct lines (gathers) a small hash
+ * table takes over, so a 32-line gather is not 32 x 32 compares; the lines
+ * keep their order of first touch either way.
  *
  * coal_affine gives the same result for lanes at a power-of-two stride by
  * walking the sectors they touch: the lanes inside one sector are a run,
@@ -34,10 +35,23 @@ void coal_geom_init(coal_geom *g, uint32_t line_bytes, uint32_t sector_bytes)
     assert(g->sectors_per_line <= COAL_MAX_SECTORS_PER_LINE);
 }
 
+/* Lines past this many are found through a hash table: a 32-line gather
+ * would otherwise compare each lane's line with every line before it. */
+#define COAL_LINEAR_LINES 8u
+#define COAL_SLOTS 256u /* > 2 x COAL_MAX_LINES: probes stay short */
+
+static inline uint32_t line_slot(uint64_t line)
+{
+    return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
 void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_result *out)
 {
     assert(n <= COAL_MAX_CHUNKS);
+    _Static_assert(COAL_MAX_LINES < 255u && COAL_SLOTS >= 2u * COAL_MAX_LINES, "slot bytes");
     uint64_t keys[COAL_MAX_LINES];
+    uint8_t slots[COAL_SLOTS]; /* line index + 1, 0 = empty; valid once hashed */
+    bool hashed = false;
     uint32_t n_lines = 0;
     uint32_t n_sectors = 0;
     uint32_t last = 0;
@@ -52,10 +66,20 @@ void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_res
             idx = last;
         } else {
             idx = n_lines;
-            for (uint32_t j = 0; j < n_lines; j++) {
-                if (keys[j] == line) {
-                    idx = j;
-                    break;
+            uint32_t h = 0;
+            if (!hashed) {
+                for (uint32_t j = 0; j < n_lines; j++) {
+                    if (keys[j] == line) {
+                        idx = j;
+                        break;
+                    }
+                }
+            } else {
+                for (h = line_slot(line); slots[h]; h = (h + 1u) & (COAL_SLOTS - 1u)) {
+                    if (keys[slots[h] - 1u] == line) {
+                        idx = slots[h] - 1u;
+                        break;
+                    }
                 }
             }
             if (idx == n_lines) {
@@ -65,6 +89,18 @@ void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_res
                 nl->sector_mask = 0;
                 memset(nl->byte_mask, 0, sizeof nl->byte_mask);
                 n_lines++;
+                if (hashed) {
+                    slots[h] = (uint8_t)n_lines;
+                } else if (n_lines == COAL_LINEAR_LINES) {
+                    memset(slots, 0, sizeof slots);
+                    for (uint32_t j = 0; j < n_lines; j++) {
+                        uint32_t k = line_slot(keys[j]);
+                        while (slots[k])
+                            k = (k + 1u) & (COAL_SLOTS - 1u);
+                        slots[k] = (uint8_t)(j + 1u);
+                    }
+                    hashed = true;
+                }
             }
             last = idx;
         }
@@ -86,6 +122,22 @@ bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size
                  coal_result *out)
 {
     const uint32_t sb = g->sector_bytes;
+    if (stride == size && (a0 & (g->line_bytes - 1u)) == 0 && (uint64_t)n * size == g->line_bytes &&
+        sb == 32u && g->line_bytes <= 128u && size <= sb && (size & (size - 1u)) == 0) {
+        /* the commonest warp of all (32 lanes of 4 bytes at an aligned line):
+         * every sector of one line, whole */
+        coal_line *cl = &out->lines[0];
+        cl->line = a0 >> g->line_shift;
+        cl->sector_mask = (1u << g->sectors_per_line) - 1u;
+        _Static_assert(COAL_MAX_SECTORS_PER_LINE == 4, "four sector masks");
+        cl->byte_mask[0] = ~0u;
+        cl->byte_mask[1] = g->sectors_per_line > 1u ? ~0u : 0u;
+        cl->byte_mask[2] = g->sectors_per_line > 2u ? ~0u : 0u;
+        cl->byte_mask[3] = g->sectors_per_line > 3u ? ~0u : 0u;
+        out->n_lines = 1;
+        out->n_sectors = g->sectors_per_line;
+        return true;
+    }
     if (n == 0 || n > COAL_MAX_CHUNKS || size == 0 || size > sb || (size & (size - 1u)) ||
         (a0 & (size - 1u)) || (stride & (stride - 1u)) || (stride != 0 && stride < size) ||
         stride > ((uint64_t)1 << 56) || a0 > UINT64_MAX - (uint64_t)(n - 1u) * stride)
@@ -106,29 +158,28 @@ bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size
     if (stride == size && g->line_bytes <= 128u && sb == 32u && (uint64_t)n * size <= 4u * 128u &&
         a0 <= UINT64_MAX - (uint64_t)n * size) {
         /* contiguous lanes, the usual case: the bytes [a0, end) by line, the
-         * sectors of a line at once (a 32-byte sector's mask is all ones) */
+         * sectors of a line at once: those from lo's to hi's are touched, and
+         * whole but for the first and the last (a 32-byte sector's mask is all
+         * ones) */
         const uint64_t end = a0 + (uint64_t)n * size;
         uint32_t n_lines = 0, n_sectors = 0;
         for (uint64_t line = a0 >> g->line_shift; (line << g->line_shift) < end; line++) {
             uint64_t base = line << g->line_shift;
             uint32_t lo = a0 > base ? (uint32_t)(a0 - base) : 0;           /* first byte in the line */
             uint32_t hi = end - base < g->line_bytes ? (uint32_t)(end - base) : g->line_bytes;
+            uint32_t s0 = lo >> 5, s1 = (hi - 1u) >> 5;                   /* lo < hi */
+            uint32_t touched = ((2u << s1) - 1u) & ~((1u << s0) - 1u);
             coal_line *cl = &out->lines[n_lines++];
             cl->line = line;
-            cl->sector_mask = 0;
-            for (uint32_t s = 0; s < g->sectors_per_line; s++) {
-                uint32_t s_lo = s * 32u, s_hi = s_lo + 32u;
-                uint32_t a = lo > s_lo ? lo : s_lo, b = hi < s_hi ? hi : s_hi;
-                uint32_t mask = 0;
-                if (a < b) {
-                    mask = coal_byte_mask(a - s_lo, b - a);
-                    cl->sector_mask |= 1u << s;
-                    n_sectors++;
-                }
-                cl->byte_mask[s] = mask;
-            }
-            for (uint32_t s = g->sectors_per_line; s < COAL_MAX_SECTORS_PER_LINE; s++)
-                cl->byte_mask[s] = 0;
+            cl->sector_mask = touched;
+            n_sectors += s1 - s0 + 1u;
+            _Static_assert(COAL_MAX_SECTORS_PER_LINE == 4, "four sector masks");
+            cl->byte_mask[0] = 0u - (touched & 1u);
+            cl->byte_mask[1] = 0u - ((touched >> 1) & 1u);
+            cl->byte_mask[2] = 0u - ((touched >> 2) & 1u);
+            cl->byte_mask[3] = 0u - (touched >> 3);
+            cl->byte_mask[s0] &= ~0u << (lo & 31u);
+            cl->byte_mask[s1] &= ~0u >> (31u - ((hi - 1u) & 31u));
         }
         out->n_lines = n_lines;
         out->n_sectors = n_sectors;

@@ -200,6 +200,10 @@ static bool warp_affine(const trace_mem *m, uint64_t *stride)
     __m128i want = _mm_set_epi64x((long long)(a0 + d), (long long)a0);
     const __m128i step = _mm_set1_epi64x((long long)(2u * d));
     __m128i bad = _mm_setzero_si128();
+    /* unrolled: a loop step cost as much as the compare it made */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
     for (int l = 0; l < TRACE_WARP_LANES; l += 2) {
         __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(m->addr + l));
         bad = _mm_or_si128(bad, _mm_xor_si128(x, want));
@@ -790,6 +794,9 @@ uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
     if (m->space != TRACE_SPACE_GLOBAL || m->active_mask == 0)
         return 0; /* shared: no tags; local: a few lines of the warp's own region */
     uint32_t sm = sm_of(g, m->cta, m->sm);
+    /* a load reads L2 near and at home; stores and atomics also drop copies everywhere */
+    bool read = m->kind == TRACE_KIND_LD;
+    uint32_t part = g->sm_partition[sm];
     uint64_t last = UINT64_MAX;
     uint32_t n = 0;
     uint64_t lo = m->addr[__builtin_ctz(m->active_mask)];
@@ -800,7 +807,10 @@ uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
         uint64_t first = lo >> g->geom.line_shift, end = hi >> g->geom.line_shift;
         for (uint64_t line = first; line <= end; line++, n++) {
             l1_prefetch(g->l1[sm], line);
-            l2_prefetch(g->l2, line);
+            if (read)
+                l2_prefetch_read(g->l2, part, line);
+            else
+                l2_prefetch(g->l2, line);
         }
         return n;
     }
@@ -810,7 +820,10 @@ uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
             continue; /* coalesced lanes: one line, prefetched once */
         last = line;
         l1_prefetch(g->l1[sm], line);
-        l2_prefetch(g->l2, line);
+        if (read)
+            l2_prefetch_read(g->l2, part, line);
+        else
+            l2_prefetch(g->l2, line);
         n++;
     }
     return n;

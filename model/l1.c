@@ -11,6 +11,7 @@ struct l1 {
     cache *tags;
     cfg_set_index index;
     uint32_t set_bits;    /* log2(sets) */
+    uint32_t xor_steps;   /* cache_xor_steps(set_bits) */
     uint32_t sets;
     uint32_t line_bytes;
     uint32_t sector_bytes;
@@ -20,7 +21,7 @@ struct l1 {
 /* cache_index, inlined: the set of a line */
 static inline uint32_t set_of(const l1 *c, uint64_t line)
 {
-    return cache_set_hash(c->index, line, c->set_bits);
+    return cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
 }
 
 l1 *l1_create(const cfg_gpu *c)
@@ -31,6 +32,7 @@ l1 *l1_create(const cfg_gpu *c)
     while ((1u << l->set_bits) < l->sets)
         l->set_bits++;
     assert((1u << l->set_bits) == l->sets);
+    l->xor_steps = cache_xor_steps(l->set_bits);
     l->line_bytes = c->l1_line_bytes;
     l->sector_bytes = c->l1_sector_bytes;
     l->sectors_per_line = c->l1_line_bytes / c->l1_sector_bytes;

@@ -16,6 +16,7 @@ struct l2 {
     uint32_t slices_per_partition;
     uint32_t sets_per_slice;
     uint32_t set_bits;          /* log2(sets_per_slice) */
+    uint32_t xor_steps;         /* cache_xor_steps(set_bits) */
     uint32_t sectors_per_line;
     uint32_t full;              /* byte mask of a whole sector */
     bool ecc;
@@ -42,6 +43,7 @@ l2 *l2_create(const cfg_gpu *c)
     l->slices_per_partition = c->l2_slices / c->l2_partitions;
     l->sets_per_slice = c->l2_sets_per_slice;
     l->set_bits = log2_exact(c->l2_sets_per_slice);
+    l->xor_steps = cache_xor_steps(l->set_bits);
     l->sectors_per_line = c->l2_line_bytes / c->l2_sector_bytes;
     l->full = cache_full_mask(c->l2_sector_bytes);
     l->ecc = c->l2_ecc;
@@ -99,7 +101,7 @@ static inline l2_place place_of(const l2 *c, uint64_t line)
     /* Lemire's multiply-shift range reduction of two independent 32-bit halves */
     p.home = (uint32_t)(((h & 0xffffffffu) * c->partitions) >> 32);
     uint32_t slice = (uint32_t)(((h >> 32) * c->slices_per_partition) >> 32);
-    p.set = slice * c->sets_per_slice + cache_set_hash(c->index, line, c->set_bits);
+    p.set = slice * c->sets_per_slice + cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
     return p;
 }
 
@@ -200,7 +202,16 @@ void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s
         return;
     cache_view hv;
     if (pl.home == part) {
-        home_fill(c, part, pl.set, line, miss, s, &hv);
+        /* homed near: the lookup above was the home lookup (home_fill would
+         * repeat it, and touch the way again, which changes no order) */
+        if (way < 0) {
+            cache_evicted ev;
+            way = cache_view_alloc(near, &nv, line, false, &ev);
+            write_back(c, &ev, s);
+        }
+        s->v[STAT_DRAM_SECT_READ] += popcount(miss);
+        if (way >= 0)
+            cache_view_fill(&nv, way, miss);
         return;
     }
     /* far-homed: over the fabric to the home partition, then keep a copy near */
@@ -268,6 +279,15 @@ void l2_prefetch(const l2 *c, uint64_t line)
     uint32_t set = place_of(c, line).set;
     for (uint32_t p = 0; p < c->partitions; p++)
         cache_prefetch(c->part[p], set);
+}
+
+void l2_prefetch_read(const l2 *c, uint32_t part, uint64_t line)
+{
+    assert(part < c->partitions);
+    l2_place pl = place_of(c, line);
+    cache_prefetch(c->part[part], pl.set);
+    if (pl.home != part)
+        cache_prefetch(c->part[pl.home], pl.set);
 }
 
 uint64_t l2_count_lines(l2 *c, uint32_t part)

@@ -406,6 +406,8 @@ static int lane_error(const trace_mem *m, err_info *err)
     return 0;
 }
 
+static uint64_t full_warp_or(const trace_mem *m);
+
 int trace_mem_validate(const trace_kernel *k, const trace_mem *m, err_info *err)
 {
     if (m->kind >= TRACE_KIND_COUNT) {
@@ -462,14 +464,7 @@ int trace_mem_validate(const trace_kernel *k, const trace_mem *m, err_info *err)
     uint64_t high = m->space == TRACE_SPACE_GLOBAL ? 0 : ~(uint64_t)UINT32_MAX;
     uint64_t or_active = 0, or_inactive = 0;
     if (m->active_mask == TRACE_FULL_MASK) {
-        uint64_t o0 = 0, o1 = 0, o2 = 0, o3 = 0;
-        for (int l = 0; l < TRACE_WARP_LANES; l += 4) {
-            o0 |= m->addr[l];
-            o1 |= m->addr[l + 1];
-            o2 |= m->addr[l + 2];
-            o3 |= m->addr[l + 3];
-        }
-        or_active = o0 | o1 | o2 | o3;
+        or_active = full_warp_or(m);
     } else {
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
             if (m->active_mask >> l & 1u)
@@ -479,6 +474,67 @@ int trace_mem_validate(const trace_kernel *k, const trace_mem *m, err_info *err)
         }
     }
     if ((or_active & (align | high)) | or_inactive)
+        return lane_error(m, err);
+    return 0;
+}
+
+/* The OR of all 32 lanes' addresses. */
+static uint64_t full_warp_or(const trace_mem *m)
+{
+    uint64_t or_active;
+    {
+#if defined(__SSE2__)
+        /* two lanes per OR, four accumulators, unrolled: 16 loads and ORs */
+        __m128i o[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(),
+                        _mm_setzero_si128()};
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
+        for (int l = 0; l < TRACE_WARP_LANES; l += 2)
+            o[(l / 2) & 3] = _mm_or_si128(o[(l / 2) & 3],
+                                          _mm_loadu_si128((const __m128i *)(const void *)(m->addr + l)));
+        __m128i x = _mm_or_si128(_mm_or_si128(o[0], o[1]), _mm_or_si128(o[2], o[3]));
+        x = _mm_or_si128(x, _mm_unpackhi_epi64(x, x));
+        _mm_storel_epi64((__m128i *)(void *)&or_active, x);
+#else
+        uint64_t o0 = 0, o1 = 0, o2 = 0, o3 = 0;
+        for (int l = 0; l < TRACE_WARP_LANES; l += 4) {
+            o0 |= m->addr[l];
+            o1 |= m->addr[l + 1];
+            o2 |= m->addr[l + 2];
+            o3 |= m->addr[l + 3];
+        }
+        or_active = o0 | o1 | o2 | o3;
+#endif
+    }
+    return or_active;
+}
+
+void trace_mem_limits_of(const trace_kernel *k, trace_mem_limits *lim)
+{
+    uint32_t threads = trace_kernel_threads_per_cta(k);
+    lim->ctas = trace_kernel_ctas(k);
+    lim->warps = trace_kernel_warps_per_cta(k);
+    lim->last_lanes = lim->warps ? lanes_with_threads(threads, lim->warps - 1u) : 0;
+}
+
+int trace_mem_validate_limits(const trace_kernel *k, const trace_mem_limits *lim,
+                              const trace_mem *m, err_info *err)
+{
+    uint32_t s = m->size_bytes;
+    uint32_t allowed = m->warp + 1u == lim->warps ? lim->last_lanes : TRACE_FULL_MASK;
+    bool ok = m->kind < TRACE_KIND_COUNT && m->space < TRACE_SPACE_COUNT &&
+              m->cache_op < TRACE_CACHE_COUNT && !(m->flags & ~TRACE_MEM_FLAGS_ALL) &&
+              s != 0 && s <= 16u && (s & (s - 1u)) == 0 &&
+              !(m->space == TRACE_SPACE_LOCAL && m->kind >= TRACE_KIND_ATOM) &&
+              m->cta < lim->ctas && m->warp < lim->warps && m->sm >= TRACE_SM_UNKNOWN &&
+              m->active_mask != 0 && !(m->active_mask & ~allowed);
+    if (!ok || m->active_mask != TRACE_FULL_MASK)
+        return trace_mem_validate(k, m, err); /* it finds and names what is wrong */
+    uint64_t bad = (uint64_t)s - 1u;
+    if (m->space != TRACE_SPACE_GLOBAL)
+        bad |= ~(uint64_t)UINT32_MAX;
+    if (full_warp_or(m) & bad)
         return lane_error(m, err);
     return 0;
 }
@@ -536,6 +592,9 @@ void trace_mem_expand_stride(trace_mem *m, uint64_t base, uint64_t stride)
         /* two lanes per store: most records of a trace come this way */
         __m128i v = _mm_set_epi64x((long long)(base + stride), (long long)base);
         const __m128i step2 = _mm_set1_epi64x((long long)(2u * stride));
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 16
+#endif
         for (int l = 0; l < TRACE_WARP_LANES; l += 2) {
             _mm_storeu_si128((__m128i *)(void *)(m->addr + l), v);
             v = _mm_add_epi64(v, step2);

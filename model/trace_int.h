@@ -91,6 +91,14 @@ typedef enum trace_rd_state {
     TRACE_RD_DONE    /* after the end record */
 } trace_rd_state;
 
+/* What trace_mem_validate computes from the kernel for every record, kept
+ * per kernel by the reader (trace_mem_limits_of). */
+typedef struct trace_mem_limits {
+    uint64_t ctas;          /* grid x*y*z */
+    uint32_t warps;         /* per CTA */
+    uint32_t last_lanes;    /* lanes with threads in the CTA's last warp */
+} trace_mem_limits;
+
 struct trace_reader {
     char *path;
     trace_format format;
@@ -107,6 +115,7 @@ struct trace_reader {
 
     trace_rd_state state;
     trace_kernel kernel;       /* the current kernel, tables included */
+    trace_mem_limits limits;   /* of kernel, once its table is read */
     uint64_t kernel_loc;
     uint32_t files_cap, pcs_cap;
     bool has_table_counts;
@@ -154,6 +163,11 @@ int trace_kernel_validate_dims(const trace_kernel *k, err_info *err);
 /* One PC table entry, given the entry before it (NULL for the first). */
 int trace_pc_check(const trace_kernel *k, const trace_pc_info *p, const trace_pc_info *prev,
                    err_info *err);
+void trace_mem_limits_of(const trace_kernel *k, trace_mem_limits *lim);
+/* trace_mem_validate with the kernel's limits computed once: the same
+ * result and, on failure, the same message (it defers to it). */
+int trace_mem_validate_limits(const trace_kernel *k, const trace_mem_limits *lim,
+                              const trace_mem *m, err_info *err);
 /* Whether the active lanes' addresses are base + stride * lane (mod 2^64);
  * if so sets base (the value for lane 0) and stride. */
 bool trace_mem_fit_stride(const trace_mem *m, uint64_t *base, uint64_t *stride);

@@ -258,6 +258,7 @@ static int end_table(trace_reader *r, err_info *err)
         trace_err_at(err, r->format, r->path, r->kernel_loc);
         return -1;
     }
+    trace_mem_limits_of(k, &r->limits);
     r->state = TRACE_RD_BODY;
     return 0;
 }
@@ -315,7 +316,7 @@ static int step(trace_reader *r, trace_event *ev, err_info *err)
 
         /* the hot path first */
         if (rec->type == TREC_MEM && r->state == TRACE_RD_BODY) {
-            if (trace_mem_validate(&r->kernel, &ev->mem, err) < 0)
+            if (trace_mem_validate_limits(&r->kernel, &r->limits, &ev->mem, err) < 0)
                 return fail_at(r, err);
             r->n_mem++;
             ev->type = TRACE_EV_MEM;

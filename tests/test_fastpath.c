@@ -1,7 +1,10 @@
 /* test_fastpath.c - the speed-ups of docs/performance.md give exactly the
  * results of the general code they bypass: coal_affine against coal_run,
+ * coal_run's hashed line search against a linear one, the record
+ * validation with per-kernel limits against the full one,
  * smem_cost_affine against smem_cost_chunks, the shift-folded XOR set index
- * against a fold one group at a time, and a replay with read-ahead and
+ * against a fold one group at a time, the LRU list against stamps and a
+ * first-oldest scan, and a replay with read-ahead and
  * prefetch hints against records fed to the model one by one. */
 #include <check.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include "smem.h"
 #include "suites.h"
 #include "test_util.h"
+#include "trace_int.h"
 
 /* xorshift64: a fixed sequence, so a failure can be reproduced */
 static uint64_t next_rand(uint64_t *s)
@@ -53,10 +57,11 @@ static void assert_same_result(const coal_result *a, const coal_result *b, uint6
     }
 }
 
-START_TEST(coal_affine_equals_coal_run)
+/* coal_affine against coal_run on 20,000 warps of one line geometry */
+static void coal_affine_cases(uint32_t line_bytes)
 {
     coal_geom g;
-    coal_geom_init(&g, 128, 32);
+    coal_geom_init(&g, line_bytes, 32);
     static const uint64_t strides[] = {0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 4096, (uint64_t)1 << 40};
     static const uint32_t sizes[] = {1, 2, 4, 8, 16};
     uint64_t seed = 0x9e3779b97f4a7c15ull;
@@ -86,6 +91,16 @@ START_TEST(coal_affine_equals_coal_run)
         }
     }
     ck_assert_int_eq(compared, 20000); /* 400 x (60 - 10 overlapping) */
+}
+
+START_TEST(coal_affine_equals_coal_run)
+{
+    /* 128-byte lines (every config), and 64-byte ones for the geometry-dependent paths */
+    coal_affine_cases(128);
+    coal_affine_cases(64);
+    coal_geom g;
+    coal_geom_init(&g, 128, 32);
+    static coal_result fast;
     /* refused: a stride not a power of two, a misaligned start, an end past 2^64 */
     ck_assert(!coal_affine(&g, 0, 12, 4, 32, &fast));
     ck_assert(!coal_affine(&g, 2, 4, 4, 32, &fast));
@@ -157,6 +172,229 @@ START_TEST(xor_set_index_equals_group_fold)
         ck_assert_uint_eq(cache_set_hash(CFG_INDEX_XOR, line, bits), fold_by_group(line, bits));
     }
     ck_assert_uint_eq(cache_set_hash(CFG_INDEX_XOR, UINT64_MAX, 5), fold_by_group(UINT64_MAX, 5));
+    /* the kept step count gives the same set, for every width */
+    for (uint32_t bits = 1; bits <= 40; bits++)
+        for (int i = 0; i < 1000; i++) {
+            uint64_t line = next_rand(&seed) >> (i % 64);
+            ck_assert_uint_eq(cache_set_hash_steps(CFG_INDEX_XOR, line, bits, cache_xor_steps(bits)),
+                              fold_by_group(line, bits));
+        }
+}
+END_TEST
+
+START_TEST(popcount_table_equals_bit_count)
+{
+    for (uint32_t x = 0; x < (1u << 20); x++)
+        ck_assert_uint_eq(cache_popcount(x), (uint32_t)__builtin_popcount(x));
+    ck_assert_uint_eq(cache_popcount(0xffffffffu), 32);
+}
+END_TEST
+
+/* ---- validation with the kernel's limits kept equals the full validation ------ */
+
+START_TEST(validate_limits_equals_validate)
+{
+    trace_kernel k;
+    trace_kernel_init(&k);
+    k.name = k.demangled = (char *)"k";
+    k.grid[0] = 7, k.grid[1] = 3, k.grid[2] = 1;
+    k.block[0] = 100, k.block[1] = 1, k.block[2] = 1; /* 4 warps, the last of 4 lanes */
+    trace_mem_limits lim;
+    trace_mem_limits_of(&k, &lim);
+    uint64_t seed = 31337;
+    int good = 0, bad = 0;
+    for (int rep = 0; rep < 200000; rep++) {
+        uint64_t x = next_rand(&seed), y = next_rand(&seed);
+        trace_mem m = {0};
+        /* mostly valid fields, each sometimes just out of range */
+        m.kind = (uint8_t)(x % 64u < 60u ? x % 4u : 4u + x % 3u);
+        m.space = (uint8_t)((x >> 6) % 16u < 15u ? (x >> 6) % 3u : 3u);
+        m.cache_op = (uint8_t)((x >> 10) % 32u < 31u ? (x >> 10) % 7u : 7u);
+        m.flags = (uint8_t)((x >> 15) % 32u < 31u ? (x >> 15) % 4u : 4u);
+        static const uint8_t sizes[] = {1, 2, 4, 8, 16, 4, 4, 4, 3, 32};
+        m.size_bytes = sizes[(x >> 20) % 10u];
+        m.cta = (uint32_t)((x >> 24) % 23u);
+        m.warp = (uint32_t)((x >> 29) % 5u);
+        m.sm = (int32_t)((x >> 32) % 8u) - 2;
+        static const uint32_t masks[] = {TRACE_FULL_MASK, TRACE_FULL_MASK, TRACE_FULL_MASK, 0xf, 0x1f,
+                                         0, 0x80000001u, 0xffff};
+        m.active_mask = masks[(x >> 36) % 8u];
+        uint64_t base = (y % 5u == 0 ? y : y % 0x100000000ull) & ~(uint64_t)15;
+        uint64_t stride = (uint64_t)m.size_bytes * ((x >> 40) % 3u);
+        for (int l = 0; l < TRACE_WARP_LANES; l++)
+            m.addr[l] = (m.active_mask >> l & 1u) ? base + stride * (uint64_t)l : 0;
+        if ((x >> 44) % 8u == 0)
+            m.addr[(x >> 48) % 32u] += 1 + (x >> 53) % 3u; /* a misaligned or stray lane */
+        err_info e1 = {{0}}, e2 = {{0}};
+        int r1 = trace_mem_validate(&k, &m, &e1);
+        int r2 = trace_mem_validate_limits(&k, &lim, &m, &e2);
+        ck_assert_int_eq(r1, r2);
+        ck_assert_str_eq(e1.msg, e2.msg);
+        if (r1 == 0)
+            good++;
+        else
+            bad++;
+    }
+    ck_assert_int_gt(good, 10000);
+    ck_assert_int_gt(bad, 10000);
+}
+END_TEST
+
+/* ---- coal_run's hashed line search equals a linear search ---------------------- */
+
+/* coal_run as it was: every new line compared with every line before it. */
+static void coal_run_linear(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_result *out)
+{
+    uint32_t n_lines = 0, n_sectors = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t line = chunks[i].addr >> g->line_shift;
+        uint32_t idx = n_lines;
+        for (uint32_t j = 0; j < n_lines; j++)
+            if (out->lines[j].line == line)
+                idx = j;
+        if (idx == n_lines) {
+            memset(&out->lines[idx], 0, sizeof out->lines[idx]);
+            out->lines[idx].line = line;
+            n_lines++;
+        }
+        coal_line *l = &out->lines[idx];
+        uint32_t s = (uint32_t)(chunks[i].addr >> g->sector_shift) & (g->sectors_per_line - 1u);
+        if (!(l->sector_mask & (1u << s))) {
+            l->sector_mask |= 1u << s;
+            n_sectors++;
+        }
+        l->byte_mask[s] |= coal_byte_mask((uint32_t)chunks[i].addr & (g->sector_bytes - 1u),
+                                          chunks[i].bytes);
+    }
+    out->n_lines = n_lines;
+    out->n_sectors = n_sectors;
+}
+
+START_TEST(coal_run_hash_equals_linear_search)
+{
+    coal_geom g;
+    coal_geom_init(&g, 128, 32);
+    uint64_t seed = 99;
+    coal_chunk ch[COAL_MAX_CHUNKS];
+    static coal_result fast, slow;
+    for (int rep = 0; rep < 20000; rep++) {
+        uint32_t n = 1u + (uint32_t)(next_rand(&seed) % COAL_MAX_CHUNKS);
+        /* lines from a pool of 1 to 200: repeats, runs, and gathers of up to 128 lines */
+        uint64_t pool = 1u + next_rand(&seed) % 200u;
+        uint64_t base = next_rand(&seed) % ((uint64_t)1 << 40);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t x = next_rand(&seed);
+            uint32_t size = 1u << (x % 5u);
+            uint64_t line = rep % 5 == 0 ? base + i / 4u : base + ((x >> 8) % pool) * ((x >> 40) % 3u + 1u);
+            ch[i].addr = line * 128u + (((x >> 16) % 128u) & ~(uint64_t)(size - 1u));
+            ch[i].bytes = (uint8_t)size;
+            ch[i].lane = (uint8_t)(i % 32u);
+        }
+        coal_run(&g, ch, n, &fast);
+        coal_run_linear(&g, ch, n, &slow);
+        assert_same_result(&fast, &slow, ch[0].addr, 0, n);
+    }
+}
+END_TEST
+
+/* ---- the LRU order without a scan equals stamps with a first-oldest scan ------ */
+
+/* The replacement rule as it was written with stamps: each use takes the next
+ * value of a clock, an evict-first insertion stamp 0, the victim is the first
+ * way of the lowest stamp; valid ways are packed, a drop moves the last one
+ * into the hole. */
+typedef struct ref_set {
+    uint32_t n;
+    uint64_t line[64];
+    uint64_t stamp[64];
+    uint32_t full[64], dirty[64];
+} ref_set;
+
+static int ref_find(const ref_set *r, uint64_t line)
+{
+    for (uint32_t w = 0; w < r->n; w++)
+        if (r->line[w] == line)
+            return (int)w;
+    return -1;
+}
+
+START_TEST(lru_list_equals_stamp_scan)
+{
+    uint64_t seed = 4242;
+    static const uint32_t way_counts[] = {1, 2, 3, 4, 7, 8, 9, 20, 33, 64};
+    for (size_t wi = 0; wi < sizeof way_counts / sizeof way_counts[0]; wi++) {
+        uint32_t ways = way_counts[wi];
+        cache *c = cache_create(4, ways, 4, 32, CFG_INDEX_LINEAR);
+        static ref_set ref[4];
+        memset(ref, 0, sizeof ref);
+        uint64_t clock = 0;
+        for (int op = 0; op < 60000; op++) {
+            uint32_t set = (uint32_t)(next_rand(&seed) % 4u);
+            ref_set *r = &ref[set];
+            uint64_t x = next_rand(&seed);
+            /* lines from a pool about twice the set: hits, misses and evictions */
+            uint64_t line = 1 + x % (2u * ways + 1u);
+            uint32_t what = (uint32_t)(x >> 32) % 16u;
+            int way = cache_find(c, set, line);
+            ck_assert_int_eq(way, ref_find(r, line));
+            if (what == 15 && way >= 0) { /* drop */
+                cache_drop(c, set, way);
+                uint32_t last = --r->n;
+                r->line[way] = r->line[last];
+                r->stamp[way] = r->stamp[last];
+                r->full[way] = r->full[last];
+                r->dirty[way] = r->dirty[last];
+                continue;
+            }
+            if (way >= 0) { /* a hit: the way is used, its state changes too */
+                cache_touch(c, set, way);
+                r->stamp[way] = ++clock;
+            } else { /* a miss: evict-first insertions 1 in 4 */
+                bool ef = what < 4;
+                cache_evicted ev;
+                way = cache_alloc(c, set, line, ef, &ev);
+                int want;
+                if (r->n < ways) {
+                    want = (int)r->n++;
+                    ck_assert(!ev.valid);
+                } else {
+                    want = 0;
+                    for (uint32_t w = 1; w < r->n; w++)
+                        if (r->stamp[w] < r->stamp[want])
+                            want = (int)w;
+                    ck_assert(ev.valid);
+                    ck_assert_uint_eq(ev.line, r->line[want]);
+                    ck_assert_uint_eq(ev.dirty, r->dirty[want]);
+                }
+                ck_assert_msg(way == want, "ways %u op %d: way %d, expected %d", ways, op, way, want);
+                r->line[way] = line;
+                r->stamp[way] = ef ? 0 : ++clock;
+                r->full[way] = r->dirty[way] = 0;
+            }
+            uint32_t m = (uint32_t)(x >> 40) & 0xfu;
+            if (what & 1u) {
+                cache_fill(c, set, way, m);
+                r->full[way] |= m;
+            }
+            if (what & 2u) {
+                cache_mark_dirty(c, set, way, m);
+                r->dirty[way] |= m;
+            }
+            if (what == 14) {
+                cache_invalidate_sectors(c, set, way, m);
+                r->full[way] &= ~m;
+                r->dirty[way] &= ~m;
+            }
+            ck_assert_uint_eq(cache_full(c, set, way), r->full[way]);
+            ck_assert_uint_eq(cache_dirty(c, set, way), r->dirty[way]);
+        }
+        for (uint32_t set = 0; set < 4; set++)
+            for (uint32_t w = 0; w < ref[set].n; w++)
+                ck_assert_int_eq(cache_find(c, set, ref[set].line[w]), (int)w);
+        cache_reset(c, ways);
+        ck_assert_uint_eq(cache_count_lines(c), 0);
+        cache_destroy(c);
+    }
 }
 END_TEST
 
@@ -238,6 +476,10 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, coal_affine_equals_coal_run);
     tcase_add_test(tc, smem_cost_affine_equals_smem_cost_chunks);
     tcase_add_test(tc, xor_set_index_equals_group_fold);
+    tcase_add_test(tc, popcount_table_equals_bit_count);
+    tcase_add_test(tc, lru_list_equals_stamp_scan);
+    tcase_add_test(tc, coal_run_hash_equals_linear_search);
+    tcase_add_test(tc, validate_limits_equals_validate);
     tcase_add_test(tc, read_ahead_changes_no_count);
     suite_add_tcase(s, tc);
     return s;
