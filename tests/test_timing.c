@@ -271,6 +271,9 @@ Suite *timing_suite(void)
 {
     Suite *s = suite_create("timing");
     TCase *tc = tcase_create("cycles");
+    /* each test builds the H200 model (tag arrays of 132 L1s and a 60 MiB L2):
+     * seconds under ASan on a loaded 2-core machine */
+    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, a_chain_of_dependent_loads_costs_one_latency_each);
     tcase_add_test(tc, independent_loads_overlap);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
