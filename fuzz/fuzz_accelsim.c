@@ -1,5 +1,5 @@
 /* fuzz_accelsim.c - libFuzzer harness for the Accel-Sim import
- * (model/trace_accelsim.c): the input is one kernel's .traceg. A refused input
+ * (model/trace_accelsim*.c): the input is one kernel's .traceg. A refused input
  * must give one line that starts with the file's path; an accepted one must
  * give a trace that the reader accepts and the H200 model replays
  * (fuzz_trace). The SM count varies with the input's length (1..8, so that

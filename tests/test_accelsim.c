@@ -1,4 +1,4 @@
-/* test_accelsim.c - `trace import --accelsim` (model/trace_accelsim.c):
+/* test_accelsim.c - `trace import --accelsim` (model/trace_accelsim*.c):
  *  - hand-made .traceg files (tests/data/accelsim/mixed: all three address
  *    compressions, LDG.E.128, generic LD/ST resolved by the header's windows,
  *    barriers, two CTAs, lineinfo) imported and compared record by record with
