@@ -60,9 +60,18 @@ int trace_accelsim_import(const char *path, const char *out_path, const accelsim
     kfile f;
     memset(&f, 0, sizeof f);
     f.fd = -1;
+    accelsim_tick tick = {.fn = opt.progress, .ctx = opt.progress_ctx, .p = {.kernels = l.n}};
     int rc = 0;
     for (uint32_t i = 0; rc == 0 && i < l.n; i++) {
         trace_accelsim_kfile_free(&f);
+        if (tick.fn) {
+            f.tick = &tick;
+            tick.p.kernel = i;
+            tick.p.path = l.paths[i];
+            tick.p.writing = false;
+            tick.p.lines = 0;
+            trace_accelsim_tick(&tick);
+        }
         rc = trace_accelsim_kfile_open(&f, l.paths[i], l.xz[i], &opt, err);
         if (rc == 0)
             rc = trace_accelsim_kfile_build(&f, &sum, err);
@@ -104,6 +113,8 @@ int trace_accelsim_import(const char *path, const char *out_path, const accelsim
             if (!k)
                 k = trace_accelsim_ctas_per_sm(trace_kernel_threads_per_cta(&f.k), f.h.nregs,
                                                f.h.shmem);
+            tick.p.writing = true;
+            trace_accelsim_tick(&tick);
             rc = trace_accelsim_replay(&f, opt.sm_count, k, w, &sum, err);
         }
         if (rc == 0)

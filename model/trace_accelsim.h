@@ -43,6 +43,17 @@ typedef enum accelsim_input {
     ACCELSIM_INPUT_COUNT
 } accelsim_input;
 
+/* Where a long import is, for a progress line (the library never prints). */
+typedef struct accelsim_progress {
+    uint32_t kernel, kernels; /* the kernel file being read (from 0) and the list's count */
+    const char *path;         /* that file */
+    bool writing;             /* false: pass 1 (checking it), true: pass 2 (writing records) */
+    uint64_t lines;           /* lines of it read in pass 1 so far */
+    uint64_t records;         /* memory and barrier records written so far, all kernels */
+} accelsim_progress;
+
+typedef void (*accelsim_progress_fn)(const accelsim_progress *p, void *ctx);
+
 typedef struct accelsim_options {
     accelsim_input input;
     uint32_t sm_count;     /* SMs the CTAs are placed on; 0 = ACCELSIM_DEFAULT_SM_COUNT */
@@ -51,6 +62,10 @@ typedef struct accelsim_options {
     const char *tmp_dir;   /* for .xz; NULL = $TMPDIR, else /tmp */
     trace_format format;   /* of the output */
     int zstd_level;        /* binary output; 0 = the writer's default */
+    accelsim_progress_fn progress; /* NULL = none; else called when each kernel file's pass
+                                    * begins, every 65,536 lines of pass 1 and every 65,536
+                                    * records of pass 2 (never per record: cheap) */
+    void *progress_ctx;
 } accelsim_options;
 
 typedef struct accelsim_summary {

@@ -27,6 +27,21 @@
 #define RD_BUF_BYTES (ACCELSIM_MAX_LINE_BYTES + 1u)
 #define MAX_REGS_PER_THREAD 255u
 
+/* The progress callback and what it is told, shared by the passes. */
+typedef struct accelsim_tick {
+    accelsim_progress_fn fn; /* NULL = none */
+    void *ctx;
+    accelsim_progress p;
+} accelsim_tick;
+
+#define ACCELSIM_TICK_EVERY 65536u /* lines of pass 1, records of pass 2; a power of two */
+
+static inline void trace_accelsim_tick(accelsim_tick *t)
+{
+    if (t && t->fn)
+        t->fn(&t->p, t->ctx);
+}
+
 /* ---- messages and text (trace_accelsim_text.c) -------------------------------- */
 
 /* Set err to "path:line: message" ("path: message" when line is 0); returns -1. */
@@ -174,6 +189,7 @@ typedef struct kfile {
     uint64_t ctas;
     uint32_t warps_per_cta;
     trace_kernel k;
+    accelsim_tick *tick; /* progress, or NULL; not owned */
 } kfile;
 
 /* Open and check one kernel file (an .xz first decompressed): header, pass 1.

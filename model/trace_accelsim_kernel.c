@@ -159,6 +159,10 @@ static int pass1(kfile *f, line_rd *r, err_info *err)
     char *line;
     int rc;
     while ((rc = trace_accelsim_rd_line(r, f->path, &line, err)) == 1) {
+        if (f->tick && (r->line & (ACCELSIM_TICK_EVERY - 1)) == 0) {
+            f->tick->p.lines = r->line;
+            trace_accelsim_tick(f->tick);
+        }
         char *s = line;
         trace_accelsim_trim(&s);
         if (!*s)

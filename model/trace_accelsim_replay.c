@@ -194,6 +194,17 @@ static int make_mem(replay *p, const slot *sl, uint32_t warp, err_info *err)
     return trace_mem_validate(&p->f->k, m, err);
 }
 
+/* One more record written: progress every ACCELSIM_TICK_EVERY records. */
+static void count_record(replay *p)
+{
+    accelsim_tick *t = p->f->tick;
+    if (!t)
+        return;
+    t->p.records++;
+    if ((t->p.records & (ACCELSIM_TICK_EVERY - 1)) == 0)
+        trace_accelsim_tick(t);
+}
+
 /* Warp ws of slot sl issues its next instruction. */
 static int issue(replay *p, slot *sl, wstream *ws, err_info *err)
 {
@@ -225,6 +236,7 @@ static int issue(replay *p, slot *sl, wstream *ws, err_info *err)
         if (trace_writer_barrier(p->wr, &b, err) < 0)
             return -1;
         p->sum->barrier_records++;
+        count_record(p);
         if (ws->left) {
             ws->state = W_BLOCKED;
             sl->blocked++;
@@ -235,6 +247,7 @@ static int issue(replay *p, slot *sl, wstream *ws, err_info *err)
         if (trace_writer_mem(p->wr, &p->m, err) < 0)
             return -1;
         p->sum->mem_records++;
+        count_record(p);
     }
     if (ws->left == 0) {
         ws->state = W_DONE;

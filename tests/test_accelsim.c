@@ -598,6 +598,72 @@ START_TEST(command_removes_output_on_error_and_checks_usage)
 }
 END_TEST
 
+/* ---- progress ------------------------------------------------------------------- */
+
+typedef struct seen_progress {
+    uint32_t n;
+    accelsim_progress p[16];
+    char names[16][64];
+} seen_progress;
+
+static void note_progress(const accelsim_progress *p, void *ctx)
+{
+    seen_progress *s = ctx;
+    if (s->n < 16) {
+        s->p[s->n] = *p;
+        const char *slash = strrchr(p->path, '/');
+        snprintf(s->names[s->n], sizeof s->names[0], "%s", slash ? slash + 1 : p->path);
+    }
+    s->n++;
+}
+
+START_TEST(progress_is_told_each_pass_and_every_65536_lines_and_records)
+{
+    make_tmp_dir();
+    seen_progress seen;
+    memset(&seen, 0, sizeof seen);
+    accelsim_options opt = {.input = ACCELSIM_INPUT_AUTO, .tmp_dir = tmp_dir,
+                            .format = TRACE_FORMAT_BINARY, .progress = note_progress,
+                            .progress_ctx = &seen};
+    err_info err;
+    accelsim_summary sum;
+    ck_assert_msg(trace_accelsim_import(MIXED "/kernelslist.g", tpath("o.trace"), &opt, &sum,
+                                        &err) == 0, "%s", err.msg);
+    /* two small kernels: each pass of each once, records counted across kernels */
+    ck_assert_uint_eq(seen.n, 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        ck_assert_uint_eq(seen.p[i].kernel, i / 2);
+        ck_assert_uint_eq(seen.p[i].kernels, 2);
+        ck_assert(seen.p[i].writing == (i % 2 == 1));
+        ck_assert_str_eq(seen.names[i], i < 2 ? "kernel-1.traceg" : "kernel-2.traceg");
+    }
+    ck_assert_uint_eq(seen.p[0].records, 0);
+    ck_assert_uint_eq(seen.p[3].records, seen.p[2].records);
+    ck_assert_uint_gt(seen.p[2].records, 0);
+
+    /* one warp of 70,000 loads: pass 1 says 65,536 lines, pass 2 65,536 records */
+    const char *in = tpath("kernel-1.traceg");
+    FILE *f = fopen(in, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(K1("insts = 70000\n"), f);
+    for (uint32_t i = 0; i < 70000; i++)
+        fprintf(f, "%04x 00000001 1 R2 LDG.E 1 R4 4 0 0x%" PRIx64 " 0\n", 16 * (i % 64),
+                (uint64_t)0x7f0000000000 + 4 * (uint64_t)i);
+    fputs("#END_TB\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    memset(&seen, 0, sizeof seen);
+    ck_assert_msg(trace_accelsim_import(in, tpath("o.trace"), &opt, &sum, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_uint_eq(sum.mem_records, 70000);
+    ck_assert_uint_eq(seen.n, 4);
+    ck_assert(!seen.p[0].writing && seen.p[0].lines == 0);
+    ck_assert(!seen.p[1].writing && seen.p[1].lines == 65536);
+    ck_assert(seen.p[2].writing && seen.p[2].records == 0);
+    ck_assert(seen.p[3].writing && seen.p[3].records == 65536);
+    remove_tmp_dir();
+}
+END_TEST
+
 Suite *accelsim_suite(void)
 {
     Suite *s = suite_create("accelsim");
@@ -613,6 +679,7 @@ Suite *accelsim_suite(void)
     tcase_add_test(tc, line_too_long_is_refused_by_name);
     tcase_add_test(tc, bad_list_and_files_are_refused);
     tcase_add_test(tc, command_removes_output_on_error_and_checks_usage);
+    tcase_add_test(tc, progress_is_told_each_pass_and_every_65536_lines_and_records);
     suite_add_tcase(s, tc);
     return s;
 }
