@@ -1,7 +1,7 @@
 /* trace_accelsim_header.c - the header of a .traceg: the "-key = value"
- * lines up to "#traces format". Every key the tracer writes is known (an
- * unknown or repeated key is an error, not ignored); the required ones are
- * checked, and tracer versions before 3 (thread block and warp on every line)
+ * lines up to "#traces format" (or any other '#' line, as Accel-Sim reads
+ * it). Every key the tracer writes is known (an unknown or repeated key is an
+ * error, not ignored); the required ones are checked, and tracer versions before 3 (thread block and warp on every line)
  * are refused by name. The values are parsed only: what they mean for the
  * trace (launch, registers, shared memory, cc) is trace_accelsim_kernel.c's. */
 #include "trace_accelsim_int.h"
@@ -142,7 +142,8 @@ static int header_line(kheader *h, char *line, err_info *err)
     return 0;
 }
 
-/* Read the header up to the "#traces format" line. */
+/* Read the header up to the "#traces format" line (any '#' line but a thread
+ * block's). */
 int trace_accelsim_read_header(line_rd *r, const char *path, kheader *h, err_info *err)
 {
     char *line;
@@ -154,7 +155,11 @@ int trace_accelsim_read_header(line_rd *r, const char *path, kheader *h, err_inf
         if (!*s)
             continue;
         if (*s == '#') {
-            if (strncmp(s, "#traces format", 14) != 0)
+            /* The tracer writes "#traces format = ..."; Accel-Sim's reader
+             * (trace_parser.cc, parse_kernel_info) ends the header at any '#'
+             * line, and hand-made kernels use a bare "#": so do we, but a
+             * thread block right after the header means the line is missing. */
+            if (strcmp(s, "#BEGIN_TB") == 0 || strcmp(s, "#END_TB") == 0)
                 return trace_accelsim_fail_at(err, path, r->line,
                                               "'%s' (expected the '#traces format' line "
                                               "after the kernel header)",

@@ -75,7 +75,7 @@ static op_info classify(const char *opcode)
         *dot = '\0';
     }
     const char *b = parts[0];
-    op_info o = {OPC_MEMORY, TRACE_KIND_LD, OPS_GLOBAL, TRACE_CACHE_DEFAULT};
+    op_info o = {OPC_MEMORY, TRACE_KIND_LD, OPS_GLOBAL, TRACE_CACHE_DEFAULT, 0};
     if (!strcmp(b, "LDG") || !strcmp(b, "STG")) {
         o.kind = b[0] == 'L' ? TRACE_KIND_LD : TRACE_KIND_ST;
         o.cache = cache_of(parts, n);
@@ -108,6 +108,8 @@ static op_info classify(const char *opcode)
     } else {
         o.cls = OPC_OTHER;
     }
+    if (o.cls == OPC_MEMORY)
+        o.signed_bytes = has_part(parts, n, "S8") ? 1 : has_part(parts, n, "S16") ? 2 : 0;
     return o;
 }
 
@@ -193,6 +195,7 @@ int trace_accelsim_parse_inst(char *s, const kheader *h, inst *in, err_info *err
         return -1;
     }
     in->mem_width = (uint32_t)v;
+    in->size_bytes = in->mem_width;
     if (in->mem_width > 0 && in->op.cls != OPC_MEMORY) {
         err_set(err, "opcode %s carries memory addresses (mem_width %" PRIu32 ") but is not an "
                 "instruction gpumemsim imports (expected one of " KNOWN_MEMORY_OPCODES ")",
@@ -205,6 +208,18 @@ int trace_accelsim_parse_inst(char *s, const kheader *h, inst *in, err_info *err
             err_set(err, "%s: mem_width %" PRIu32 " (expected 1, 2, 4, 8 or 16 bytes per thread)",
                     in->opcode, w);
             return -1;
+        }
+        /* the tracer writes 4 for .S8 and .S16 (tracer_tool.cu,
+         * get_datawidth_from_opcode): a signed byte load at an odd address
+         * would be a misaligned 4-byte access */
+        if (in->op.signed_bytes && w != in->op.signed_bytes) {
+            if (w != 4) {
+                err_set(err, "%s: mem_width %" PRIu32 " (expected %" PRIu32 ", or 4 as the "
+                        "tracer writes for a signed sub-word access)", in->opcode, w,
+                        in->op.signed_bytes);
+                return -1;
+            }
+            in->size_bytes = in->op.signed_bytes;
         }
         t = trace_accelsim_next_tok(&p);
         uint64_t mode;

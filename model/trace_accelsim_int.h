@@ -137,6 +137,9 @@ typedef struct op_info {
     trace_kind kind;
     op_space space;
     trace_cache_op cache;
+    uint32_t signed_bytes; /* 1 for an .S8 and 2 for an .S16 access, else 0: the tracer's
+                            * mem_width is 4 for both (its width rule knows U8, U16 and
+                            * numbers only), their real size is this */
 } op_info;
 
 typedef struct inst {
@@ -145,7 +148,8 @@ typedef struct inst {
     uint32_t mask;
     const char *opcode;
     op_info op;
-    uint32_t mem_width;
+    uint32_t mem_width;  /* as written; 0 for no memory access */
+    uint32_t size_bytes; /* of each lane's access: mem_width, but 1 or 2 for .S8 or .S16 */
     uint64_t addr[TRACE_WARP_LANES]; /* active lanes; 0 elsewhere */
 } inst;
 

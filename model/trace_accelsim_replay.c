@@ -132,7 +132,7 @@ static int make_mem(replay *p, const slot *sl, uint32_t warp, err_info *err)
     m->sm = TRACE_SM_UNKNOWN;
     m->pc = in->pc;
     m->kind = (uint8_t)in->op.kind;
-    m->size_bytes = (uint8_t)in->mem_width;
+    m->size_bytes = (uint8_t)in->size_bytes;
     m->cache_op = (uint8_t)in->op.cache;
     m->flags = 0;
     m->active_mask = in->mask;

@@ -370,6 +370,56 @@ START_TEST(derived_occupancy_uses_h200_limits)
 }
 END_TEST
 
+/* ---- what the tracer writes, read as Accel-Sim reads it (anchors-simulators.md §1a) ---- */
+
+START_TEST(tracer_forms_are_read_as_accel_sim_reads_them)
+{
+    make_tmp_dir();
+    /* A bare '#' ends the header (Accel-Sim's reader stops at any '#' line);
+     * .S8 and .S16 carry mem_width 4 (the tracer's width rule knows U8, U16
+     * and numbers only) but are 1- and 2-byte accesses, at odd addresses too;
+     * a predicated-off load is written base_stride 0x0 0 (the tracer's
+     * base_stride_compress succeeds on an empty mask); tracer v3/v4 lines have
+     * no immediate. */
+    const char *in = tpath("kernel-1.traceg");
+    write_file(in, "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n"
+                   "-block dim = (32,1,1)\n-shmem = 64\n-nregs = 16\n"
+                   "-shmem base_addr = 0x00007f59dd000000\n"
+                   "-local mem base_addr = 0x00007f59db000000\n"
+                   "-accelsim tracer version = 4\n#\n"
+                   "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+                   "0010 00000003 1 R2 LDG.E.S8 1 R4 4 1 0x7f0000001001 1 0\n"
+                   "0020 00000001 1 R3 LDS.S16 1 R4 4 2 0x7f59dd000006 0\n"
+                   "0030 00000000 1 R5 LDG.E 1 R4 4 1 0x0 0 0\n"
+                   "0040 ffffffff 0 EXIT 0 0\n#END_TB\n");
+    err_info err;
+    accelsim_summary sum;
+    ck_assert_msg(import(in, tpath("o.trace"), TRACE_FORMAT_TEXT, 0, 0, &sum, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_uint_eq(sum.mem_records, 2);
+    ck_assert_uint_eq(sum.pred_off_insts, 1);
+    ck_assert_uint_eq(sum.other_insts, 1);
+    trace_reader *r = trace_reader_open(tpath("o.trace"), NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    trace_event ev;
+    trace_mem m[2];
+    int n = 0;
+    while (trace_reader_next(r, &ev, &err) == 1)
+        if (ev.type == TRACE_EV_MEM && n < 2)
+            m[n++] = ev.mem;
+    trace_reader_close(r);
+    ck_assert_int_eq(n, 2);
+    ck_assert_uint_eq(m[0].size_bytes, 1);
+    ck_assert_uint_eq(m[0].space, TRACE_SPACE_GLOBAL);
+    ck_assert_uint_eq(m[0].addr[0], 0x7f0000001001u);
+    ck_assert_uint_eq(m[0].addr[1], 0x7f0000001002u);
+    ck_assert_uint_eq(m[1].size_bytes, 2);
+    ck_assert_uint_eq(m[1].space, TRACE_SPACE_SHARED);
+    ck_assert_uint_eq(m[1].addr[0], 6);
+    remove_tmp_dir();
+}
+END_TEST
+
 /* ---- bad input ---------------------------------------------------------------------- */
 
 #define HDR(grid, block, extra)                                                              \
@@ -461,6 +511,8 @@ static const bad_case bad_cases[] = {
      "20: LDS: lane 0's address 0x7f0000001000 is neither in the shared window"},
     {"one PC two opcodes", K1("insts = 2\n0000 ffffffff 0 NOP 0 0 0\n0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n"),
      "21: PC 0000 is EXIT (line 0) here but NOP (line 0) before (expected one instruction per PC)"},
+    {"S8 width 8", K1("insts = 1\n0000 00000001 1 R2 LDG.E.S8 1 R4 8 0 0x7f0000001000 0\n#END_TB\n"),
+     "20: LDG.E.S8: mem_width 8 (expected 1, or 4 as the tracer writes for a signed sub-word access)"},
     {"lineinfo number", HDR("(1,1,1)", "(32,1,1)", "-enable lineinfo = 1") TB0 "insts = 1\n0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n",
      "20: 'EXIT' (expected the number of destination registers, 0..8)"},
 };
@@ -674,6 +726,7 @@ Suite *accelsim_suite(void)
     tcase_add_test(tc, real_tracer_v5_kernel_from_xz);
     tcase_add_test(tc, one_sm_one_cta_replays_ctas_in_launch_order);
     tcase_add_test(tc, derived_occupancy_uses_h200_limits);
+    tcase_add_test(tc, tracer_forms_are_read_as_accel_sim_reads_them);
     tcase_add_loop_test(tc, bad_kernel_file_gives_one_line_with_place, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, line_too_long_is_refused_by_name);
