@@ -95,9 +95,9 @@ int trace_accelsim_import(const char *path, const char *out_path, const accelsim
             meta_u64(&m, "accelsim_memcpy_bytes", l.memcpy_bytes);
             meta_u64(&m, "accelsim_sm_count", opt.sm_count);
             if (opt.ctas_per_sm)
-                meta_u64(&m, "trace_accelsim_ctas_per_sm", opt.ctas_per_sm);
+                meta_u64(&m, "accelsim_ctas_per_sm", opt.ctas_per_sm);
             else
-                trace_meta_set(&m, "trace_accelsim_ctas_per_sm",
+                trace_meta_set(&m, "accelsim_ctas_per_sm",
                                "derived per kernel (H200 limits)");
             trace_meta_set(&m, "accelsim_interleave", "round robin, one instruction per resident "
                                                       "warp; CTA c on SM c mod sm_count");

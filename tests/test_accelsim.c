@@ -401,6 +401,12 @@ START_TEST(tracer_forms_are_read_as_accel_sim_reads_them)
     ck_assert_uint_eq(sum.other_insts, 1);
     trace_reader *r = trace_reader_open(tpath("o.trace"), NULL, &err);
     ck_assert_msg(r != NULL, "%s", err.msg);
+    /* the interleaving's metadata keys, all accelsim_* */
+    const char *k = trace_meta_get(trace_reader_meta(r), "accelsim_ctas_per_sm");
+    ck_assert_ptr_nonnull(k);
+    ck_assert_str_eq(k, "derived per kernel (H200 limits)");
+    ck_assert_ptr_nonnull(trace_meta_get(trace_reader_meta(r), "accelsim_sm_count"));
+    ck_assert_ptr_nonnull(trace_meta_get(trace_reader_meta(r), "accelsim_interleave"));
     trace_event ev;
     trace_mem m[2];
     int n = 0;
