@@ -163,10 +163,21 @@ int trace_accelsim_list_read(const char *path, klist *l, err_info *err)
         }
         bool xz = trace_accelsim_ends_with(s, ".traceg.xz");
         if (strncmp(s, "kernel", 6) != 0 || (!xz && !trace_accelsim_ends_with(s, ".traceg"))) {
-            rc = trace_accelsim_fail_at(err, path, r.line,
-                                        "'%s' (expected 'MemcpyHtoD,0xADDRESS,BYTES' or a "
-                                        "kernel file 'kernel-N...traceg' or '...traceg.xz')",
-                                        trace_accelsim_shown(s, sh));
+            /* the two usual mistakes get a hint: the tracer's raw list
+             * (kernel-N.trace, before post-processing), and a kernel file
+             * (its header) read as a list because of its name */
+            bool raw = strncmp(s, "kernel", 6) == 0 && (trace_accelsim_ends_with(s, ".trace") ||
+                                                        trace_accelsim_ends_with(s, ".trace.xz"));
+            rc = trace_accelsim_fail_at(
+                err, path, r.line,
+                "'%s' (expected 'MemcpyHtoD,0xADDRESS,BYTES' or a kernel file "
+                "'kernel-N...traceg' or '...traceg.xz'%s)",
+                trace_accelsim_shown(s, sh),
+                raw ? ": a raw tracer file; the tracer's post-traces-processing turns "
+                      "kernelslist and its .trace files into kernelslist.g and .traceg files"
+                : *s == '-' ? "; this looks like a kernel file's header, but a kernel file "
+                              "is read as one only when named *.traceg or *.traceg.xz"
+                            : "");
             break;
         }
         if (l->n >= ACCELSIM_MAX_KERNELS) {

@@ -574,6 +574,14 @@ START_TEST(bad_list_and_files_are_refused)
         {"MemcpyHtoD,0x10\n", "kernelslist.g:1: 'MemcpyHtoD,0x10' (expected 'MemcpyHtoD,0xADDRESS,BYTES')"},
         {"MemcpyHtoD,0x10,4\nfoo\n", "kernelslist.g:2: 'foo' (expected 'MemcpyHtoD,0xADDRESS,BYTES' or a kernel file"},
         {"kernel-1.trace\n", "kernelslist.g:1: 'kernel-1.trace' (expected"},
+        {"MemcpyHtoD,0x10,4\nkernel-2.trace.xz\n", "kernelslist.g:2: 'kernel-2.trace.xz' (expected "
+         "'MemcpyHtoD,0xADDRESS,BYTES' or a kernel file 'kernel-N...traceg' or '...traceg.xz': a "
+         "raw tracer file; the tracer's post-traces-processing turns kernelslist and its .trace "
+         "files into kernelslist.g and .traceg files)"},
+        {"\n-kernel name = k\n", "kernelslist.g:2: '-kernel name = k' (expected 'MemcpyHtoD,"
+         "0xADDRESS,BYTES' or a kernel file 'kernel-N...traceg' or '...traceg.xz'; this looks like "
+         "a kernel file's header, but a kernel file is read as one only when named *.traceg or "
+         "*.traceg.xz)"},
         {"MemcpyHtoD,0x10,4\n", "kernelslist.g: no kernel lines"},
         {"MemcpyHtoD,0x10,x4\nkernel-1.traceg\n", "kernelslist.g:1: 'MemcpyHtoD,0x10,x4' (expected"},
         {"kernel-9.traceg\n", "kernel-9.traceg: cannot open: No such file or directory"},
