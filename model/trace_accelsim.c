@@ -27,7 +27,7 @@ static void meta_u64(trace_meta *m, const char *key, uint64_t v)
 }
 
 int trace_accelsim_import(const char *path, const char *out_path, const accelsim_options *opt_in,
-                    accelsim_summary *sum_out, err_info *err)
+                          accelsim_summary *sum_out, err_info *err)
 {
     accelsim_options opt = *opt_in;
     accelsim_summary sum;

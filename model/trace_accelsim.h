@@ -85,12 +85,12 @@ typedef struct accelsim_summary {
  * the input file, its line and what was expected; what was written is closed
  * as an incomplete trace (the caller removes it). sum may be NULL. */
 int trace_accelsim_import(const char *path, const char *out_path, const accelsim_options *opt,
-                    accelsim_summary *sum, err_info *err);
+                          accelsim_summary *sum, err_info *err);
 
 /* The resident CTAs per SM that ctas_per_sm = 0 derives for a kernel: the
  * H200's 64 warps, 65536 registers (when 1 <= regs <= 255), 228 KiB of shared
  * memory (1 KiB reserved per CTA) and 32 CTAs per SM; at least 1. */
 uint32_t trace_accelsim_ctas_per_sm(uint32_t threads_per_cta, uint32_t regs_per_thread,
-                              uint32_t smem_bytes);
+                                    uint32_t smem_bytes);
 
 #endif

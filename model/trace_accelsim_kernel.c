@@ -347,9 +347,8 @@ int trace_accelsim_kfile_build(kfile *f, accelsim_summary *sum, err_info *err)
     return 0;
 }
 
-
 int trace_accelsim_kfile_open(kfile *f, const char *path, bool xz, const accelsim_options *opt,
-                      err_info *err)
+                              err_info *err)
 {
     f->path = path;
     if (xz) {

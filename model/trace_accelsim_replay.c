@@ -258,7 +258,7 @@ static int issue(replay *p, slot *sl, wstream *ws, err_info *err)
 }
 
 int trace_accelsim_replay(kfile *f, uint32_t sm_count, uint32_t ctas_per_sm, trace_writer *wr,
-                 accelsim_summary *sum, err_info *err)
+                          accelsim_summary *sum, err_info *err)
 {
     replay p;
     memset(&p, 0, sizeof p);
@@ -330,7 +330,7 @@ int trace_accelsim_replay(kfile *f, uint32_t sm_count, uint32_t ctas_per_sm, tra
 }
 
 uint32_t trace_accelsim_ctas_per_sm(uint32_t threads_per_cta, uint32_t regs_per_thread,
-                              uint32_t smem_bytes)
+                                    uint32_t smem_bytes)
 {
     uint32_t warps = (threads_per_cta + TRACE_WARP_LANES - 1) / TRACE_WARP_LANES;
     if (warps == 0)
