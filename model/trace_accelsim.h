@@ -43,6 +43,17 @@ typedef enum accelsim_input {
     ACCELSIM_INPUT_COUNT
 } accelsim_input;
 
+/* Where a long import is, for a progress line (the library never prints). */
+typedef struct accelsim_progress {
+    uint32_t kernel, kernels; /* the kernel file being read (from 0) and the list's count */
+    const char *path;         /* that file */
+    bool writing;             /* false: pass 1 (checking it), true: pass 2 (writing records) */
+    uint64_t lines;           /* lines of it read in pass 1 so far */
+    uint64_t records;         /* memory and barrier records written so far, all kernels */
+} accelsim_progress;
+
+typedef void (*accelsim_progress_fn)(const accelsim_progress *p, void *ctx);
+
 typedef struct accelsim_options {
     accelsim_input input;
     uint32_t sm_count;     /* SMs the CTAs are placed on; 0 = ACCELSIM_DEFAULT_SM_COUNT */
@@ -51,6 +62,10 @@ typedef struct accelsim_options {
     const char *tmp_dir;   /* for .xz; NULL = $TMPDIR, else /tmp */
     trace_format format;   /* of the output */
     int zstd_level;        /* binary output; 0 = the writer's default */
+    accelsim_progress_fn progress; /* NULL = none; else called when each kernel file's pass
+                                    * begins, every 65,536 lines of pass 1 and every 65,536
+                                    * records of pass 2 (never per record: cheap) */
+    void *progress_ctx;
 } accelsim_options;
 
 typedef struct accelsim_summary {
@@ -70,12 +85,12 @@ typedef struct accelsim_summary {
  * the input file, its line and what was expected; what was written is closed
  * as an incomplete trace (the caller removes it). sum may be NULL. */
 int trace_accelsim_import(const char *path, const char *out_path, const accelsim_options *opt,
-                    accelsim_summary *sum, err_info *err);
+                          accelsim_summary *sum, err_info *err);
 
 /* The resident CTAs per SM that ctas_per_sm = 0 derives for a kernel: the
  * H200's 64 warps, 65536 registers (when 1 <= regs <= 255), 228 KiB of shared
  * memory (1 KiB reserved per CTA) and 32 CTAs per SM; at least 1. */
 uint32_t trace_accelsim_ctas_per_sm(uint32_t threads_per_cta, uint32_t regs_per_thread,
-                              uint32_t smem_bytes);
+                                    uint32_t smem_bytes);
 
 #endif

@@ -8,7 +8,8 @@
  * kernel-N.traceg or kernel-N.traceg.xz. The output is binary unless --text.
  * A summary goes to standard output (not when the trace itself does).
  * Bad usage or input: one line on stderr, exit 2; a half-written output is
- * removed. */
+ * removed. A long import shows its progress on stderr when that is a terminal
+ * (as `run` does, sim/replay.c), on one line that is cleared at the end. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -43,6 +45,49 @@ static void remove_output(const char *out)
     struct stat st;
     if (strcmp(out, "-") != 0 && stat(out, &st) == 0 && S_ISREG(st.st_mode))
         remove(out);
+}
+
+/* ---- progress on stderr, only when it is a terminal -------------------------- */
+
+typedef struct progress {
+    double start_s, last_s; /* last_s > 0 once a line was shown */
+} progress;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* At most four lines a second, and none in the first second: a short import
+ * shows nothing. */
+static void progress_show(const accelsim_progress *ap, void *ctx)
+{
+    progress *p = ctx;
+    double t = now_s();
+    if (t - p->start_s < 1.0 || t - p->last_s < 0.25)
+        return;
+    p->last_s = t;
+    const char *name = strrchr(ap->path, '/');
+    name = name ? name + 1 : ap->path;
+    if (ap->writing)
+        fprintf(stderr, "\r\033[Kgpumemsim: import: kernel %" PRIu32 "/%" PRIu32 " %.48s: "
+                "writing, %.1f M records", ap->kernel + 1, ap->kernels, name,
+                (double)ap->records / 1e6);
+    else
+        fprintf(stderr, "\r\033[Kgpumemsim: import: kernel %" PRIu32 "/%" PRIu32 " %.48s: "
+                "checking, %.1f M lines; %.1f M records", ap->kernel + 1, ap->kernels, name,
+                (double)ap->lines / 1e6, (double)ap->records / 1e6);
+    fflush(stderr);
+}
+
+static void progress_done(const progress *p)
+{
+    if (p->last_s > 0) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
 }
 
 static void print_help(void)
@@ -108,10 +153,18 @@ int cmd_trace_import(int argc, char **argv)
         si.st_ino == so.st_ino)
         return cmd_fail("trace import: the output %s is the input", out);
 
+    progress prog = {.start_s = now_s()};
+    if (isatty(STDERR_FILENO) == 1) {
+        opt.progress = progress_show;
+        opt.progress_ctx = &prog;
+    }
+
     err_info err;
     err_clear(&err);
     accelsim_summary sum;
-    if (trace_accelsim_import(in, out, &opt, &sum, &err) < 0) {
+    int rc = trace_accelsim_import(in, out, &opt, &sum, &err);
+    progress_done(&prog);
+    if (rc < 0) {
         remove_output(out);
         return cmd_fail("%s", err.msg);
     }

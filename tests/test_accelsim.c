@@ -1,4 +1,4 @@
-/* test_accelsim.c - `trace import --accelsim` (model/trace_accelsim.c):
+/* test_accelsim.c - `trace import --accelsim` (model/trace_accelsim*.c):
  *  - hand-made .traceg files (tests/data/accelsim/mixed: all three address
  *    compressions, LDG.E.128, generic LD/ST resolved by the header's windows,
  *    barriers, two CTAs, lineinfo) imported and compared record by record with
@@ -370,6 +370,62 @@ START_TEST(derived_occupancy_uses_h200_limits)
 }
 END_TEST
 
+/* ---- what the tracer writes, read as Accel-Sim reads it (anchors-simulators.md §1a) ---- */
+
+START_TEST(tracer_forms_are_read_as_accel_sim_reads_them)
+{
+    make_tmp_dir();
+    /* A bare '#' ends the header (Accel-Sim's reader stops at any '#' line);
+     * .S8 and .S16 carry mem_width 4 (the tracer's width rule knows U8, U16
+     * and numbers only) but are 1- and 2-byte accesses, at odd addresses too;
+     * a predicated-off load is written base_stride 0x0 0 (the tracer's
+     * base_stride_compress succeeds on an empty mask); tracer v3/v4 lines have
+     * no immediate. */
+    const char *in = tpath("kernel-1.traceg");
+    write_file(in, "-kernel name = k\n-kernel id = 1\n-grid dim = (1,1,1)\n"
+                   "-block dim = (32,1,1)\n-shmem = 64\n-nregs = 16\n"
+                   "-shmem base_addr = 0x00007f59dd000000\n"
+                   "-local mem base_addr = 0x00007f59db000000\n"
+                   "-accelsim tracer version = 4\n#\n"
+                   "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+                   "0010 00000003 1 R2 LDG.E.S8 1 R4 4 1 0x7f0000001001 1 0\n"
+                   "0020 00000001 1 R3 LDS.S16 1 R4 4 2 0x7f59dd000006 0\n"
+                   "0030 00000000 1 R5 LDG.E 1 R4 4 1 0x0 0 0\n"
+                   "0040 ffffffff 0 EXIT 0 0\n#END_TB\n");
+    err_info err;
+    accelsim_summary sum;
+    ck_assert_msg(import(in, tpath("o.trace"), TRACE_FORMAT_TEXT, 0, 0, &sum, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_uint_eq(sum.mem_records, 2);
+    ck_assert_uint_eq(sum.pred_off_insts, 1);
+    ck_assert_uint_eq(sum.other_insts, 1);
+    trace_reader *r = trace_reader_open(tpath("o.trace"), NULL, &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    /* the interleaving's metadata keys, all accelsim_* */
+    const char *k = trace_meta_get(trace_reader_meta(r), "accelsim_ctas_per_sm");
+    ck_assert_ptr_nonnull(k);
+    ck_assert_str_eq(k, "derived per kernel (H200 limits)");
+    ck_assert_ptr_nonnull(trace_meta_get(trace_reader_meta(r), "accelsim_sm_count"));
+    ck_assert_ptr_nonnull(trace_meta_get(trace_reader_meta(r), "accelsim_interleave"));
+    trace_event ev;
+    trace_mem m[2];
+    int n = 0;
+    while (trace_reader_next(r, &ev, &err) == 1)
+        if (ev.type == TRACE_EV_MEM && n < 2)
+            m[n++] = ev.mem;
+    trace_reader_close(r);
+    ck_assert_int_eq(n, 2);
+    ck_assert_uint_eq(m[0].size_bytes, 1);
+    ck_assert_uint_eq(m[0].space, TRACE_SPACE_GLOBAL);
+    ck_assert_uint_eq(m[0].addr[0], 0x7f0000001001u);
+    ck_assert_uint_eq(m[0].addr[1], 0x7f0000001002u);
+    ck_assert_uint_eq(m[1].size_bytes, 2);
+    ck_assert_uint_eq(m[1].space, TRACE_SPACE_SHARED);
+    ck_assert_uint_eq(m[1].addr[0], 6);
+    remove_tmp_dir();
+}
+END_TEST
+
 /* ---- bad input ---------------------------------------------------------------------- */
 
 #define HDR(grid, block, extra)                                                              \
@@ -461,6 +517,8 @@ static const bad_case bad_cases[] = {
      "20: LDS: lane 0's address 0x7f0000001000 is neither in the shared window"},
     {"one PC two opcodes", K1("insts = 2\n0000 ffffffff 0 NOP 0 0 0\n0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n"),
      "21: PC 0000 is EXIT (line 0) here but NOP (line 0) before (expected one instruction per PC)"},
+    {"S8 width 8", K1("insts = 1\n0000 00000001 1 R2 LDG.E.S8 1 R4 8 0 0x7f0000001000 0\n#END_TB\n"),
+     "20: LDG.E.S8: mem_width 8 (expected 1, or 4 as the tracer writes for a signed sub-word access)"},
     {"lineinfo number", HDR("(1,1,1)", "(32,1,1)", "-enable lineinfo = 1") TB0 "insts = 1\n0000 ffffffff 0 EXIT 0 0 0\n#END_TB\n",
      "20: 'EXIT' (expected the number of destination registers, 0..8)"},
 };
@@ -516,6 +574,14 @@ START_TEST(bad_list_and_files_are_refused)
         {"MemcpyHtoD,0x10\n", "kernelslist.g:1: 'MemcpyHtoD,0x10' (expected 'MemcpyHtoD,0xADDRESS,BYTES')"},
         {"MemcpyHtoD,0x10,4\nfoo\n", "kernelslist.g:2: 'foo' (expected 'MemcpyHtoD,0xADDRESS,BYTES' or a kernel file"},
         {"kernel-1.trace\n", "kernelslist.g:1: 'kernel-1.trace' (expected"},
+        {"MemcpyHtoD,0x10,4\nkernel-2.trace.xz\n", "kernelslist.g:2: 'kernel-2.trace.xz' (expected "
+         "'MemcpyHtoD,0xADDRESS,BYTES' or a kernel file 'kernel-N...traceg' or '...traceg.xz': a "
+         "raw tracer file; the tracer's post-traces-processing turns kernelslist and its .trace "
+         "files into kernelslist.g and .traceg files)"},
+        {"\n-kernel name = k\n", "kernelslist.g:2: '-kernel name = k' (expected 'MemcpyHtoD,"
+         "0xADDRESS,BYTES' or a kernel file 'kernel-N...traceg' or '...traceg.xz'; this looks like "
+         "a kernel file's header, but a kernel file is read as one only when named *.traceg or "
+         "*.traceg.xz)"},
         {"MemcpyHtoD,0x10,4\n", "kernelslist.g: no kernel lines"},
         {"MemcpyHtoD,0x10,x4\nkernel-1.traceg\n", "kernelslist.g:1: 'MemcpyHtoD,0x10,x4' (expected"},
         {"kernel-9.traceg\n", "kernel-9.traceg: cannot open: No such file or directory"},
@@ -598,6 +664,72 @@ START_TEST(command_removes_output_on_error_and_checks_usage)
 }
 END_TEST
 
+/* ---- progress ------------------------------------------------------------------- */
+
+typedef struct seen_progress {
+    uint32_t n;
+    accelsim_progress p[16];
+    char names[16][64];
+} seen_progress;
+
+static void note_progress(const accelsim_progress *p, void *ctx)
+{
+    seen_progress *s = ctx;
+    if (s->n < 16) {
+        s->p[s->n] = *p;
+        const char *slash = strrchr(p->path, '/');
+        snprintf(s->names[s->n], sizeof s->names[0], "%s", slash ? slash + 1 : p->path);
+    }
+    s->n++;
+}
+
+START_TEST(progress_is_told_each_pass_and_every_65536_lines_and_records)
+{
+    make_tmp_dir();
+    seen_progress seen;
+    memset(&seen, 0, sizeof seen);
+    accelsim_options opt = {.input = ACCELSIM_INPUT_AUTO, .tmp_dir = tmp_dir,
+                            .format = TRACE_FORMAT_BINARY, .progress = note_progress,
+                            .progress_ctx = &seen};
+    err_info err;
+    accelsim_summary sum;
+    ck_assert_msg(trace_accelsim_import(MIXED "/kernelslist.g", tpath("o.trace"), &opt, &sum,
+                                        &err) == 0, "%s", err.msg);
+    /* two small kernels: each pass of each once, records counted across kernels */
+    ck_assert_uint_eq(seen.n, 4);
+    for (uint32_t i = 0; i < 4; i++) {
+        ck_assert_uint_eq(seen.p[i].kernel, i / 2);
+        ck_assert_uint_eq(seen.p[i].kernels, 2);
+        ck_assert(seen.p[i].writing == (i % 2 == 1));
+        ck_assert_str_eq(seen.names[i], i < 2 ? "kernel-1.traceg" : "kernel-2.traceg");
+    }
+    ck_assert_uint_eq(seen.p[0].records, 0);
+    ck_assert_uint_eq(seen.p[3].records, seen.p[2].records);
+    ck_assert_uint_gt(seen.p[2].records, 0);
+
+    /* one warp of 70,000 loads: pass 1 says 65,536 lines, pass 2 65,536 records */
+    const char *in = tpath("kernel-1.traceg");
+    FILE *f = fopen(in, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(K1("insts = 70000\n"), f);
+    for (uint32_t i = 0; i < 70000; i++)
+        fprintf(f, "%04x 00000001 1 R2 LDG.E 1 R4 4 0 0x%" PRIx64 " 0\n", 16 * (i % 64),
+                (uint64_t)0x7f0000000000 + 4 * (uint64_t)i);
+    fputs("#END_TB\n", f);
+    ck_assert_int_eq(fclose(f), 0);
+    memset(&seen, 0, sizeof seen);
+    ck_assert_msg(trace_accelsim_import(in, tpath("o.trace"), &opt, &sum, &err) == 0, "%s",
+                  err.msg);
+    ck_assert_uint_eq(sum.mem_records, 70000);
+    ck_assert_uint_eq(seen.n, 4);
+    ck_assert(!seen.p[0].writing && seen.p[0].lines == 0);
+    ck_assert(!seen.p[1].writing && seen.p[1].lines == 65536);
+    ck_assert(seen.p[2].writing && seen.p[2].records == 0);
+    ck_assert(seen.p[3].writing && seen.p[3].records == 65536);
+    remove_tmp_dir();
+}
+END_TEST
+
 Suite *accelsim_suite(void)
 {
     Suite *s = suite_create("accelsim");
@@ -608,11 +740,13 @@ Suite *accelsim_suite(void)
     tcase_add_test(tc, real_tracer_v5_kernel_from_xz);
     tcase_add_test(tc, one_sm_one_cta_replays_ctas_in_launch_order);
     tcase_add_test(tc, derived_occupancy_uses_h200_limits);
+    tcase_add_test(tc, tracer_forms_are_read_as_accel_sim_reads_them);
     tcase_add_loop_test(tc, bad_kernel_file_gives_one_line_with_place, 0,
                         (int)(sizeof bad_cases / sizeof bad_cases[0]));
     tcase_add_test(tc, line_too_long_is_refused_by_name);
     tcase_add_test(tc, bad_list_and_files_are_refused);
     tcase_add_test(tc, command_removes_output_on_error_and_checks_usage);
+    tcase_add_test(tc, progress_is_told_each_pass_and_every_65536_lines_and_records);
     suite_add_tcase(s, tc);
     return s;
 }

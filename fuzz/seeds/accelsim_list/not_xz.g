@@ -1,0 +1,1 @@
+kernel-4.traceg.xz
