@@ -190,7 +190,9 @@ timing *timing_create(const cfg_gpu *c)
         cal_init(&t->data[i], p, CAL_BIN);  /* one data wavefront per cycle */
     uint32_t sector = c->l2_sector_bytes;
     for (uint32_t i = 0; i < c->l2_slices; i++, p += CAL_BINS)
-        cal_init(&t->slice[i], p, (uint32_t)(((uint64_t)c->t_l2_slice_bytes_per_cycle * CAL_BIN) / sector));
+        cal_init(&t->slice[i], p,
+                 (uint32_t)(((uint64_t)c->t_l2_slice_bytes_per_cycle * c->t_l2_clock_permille * CAL_BIN) /
+                            (1000u * sector)));
     cal_init(&t->dram, p, (uint32_t)(((uint64_t)c->t_dram_bytes_per_cycle * CAL_BIN) / sector));
     t->slices = xcalloc(c->l2_slices, sizeof *t->slices);
     t->sms = xcalloc(n_sm, sizeof *t->sms);
@@ -355,8 +357,11 @@ static cta_state *cta_get(timing *t, uint32_t cta, uint32_t sm)
         }
     }
     /* one dispatcher for the GPU: a CTA per cta_launch_millicycles */
-    uint64_t start = max64(best_end, (t->next_dispatch_mcycles + 999u) / 1000u);
-    t->next_dispatch_mcycles = max64(t->next_dispatch_mcycles, start * 1000u) + t->cfg.t_cta_launch_mcycles;
+    /* kept exact: folding the rounded-up start back in added up to a cycle per
+     * CTA (1,277 became 2,000 millicycles when CTAs came faster than slots) */
+    uint64_t at_m = max64(t->next_dispatch_mcycles, best_end * 1000u);
+    uint64_t start = (at_m + 999u) / 1000u;
+    t->next_dispatch_mcycles = at_m + t->cfg.t_cta_launch_mcycles;
     slot[best] = idx + 1u;
     memset(c, 0, sizeof *c);
     c->gen = t->gen;
@@ -540,19 +545,31 @@ static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t
         }
     }
 
+    /* a request crossing the fabric is looked up in both partitions (hardware-facts
+     * 3.5: a far access costs two L2 lookups, the near one first); each lookup
+     * holds its slice at least one L2 cycle, a 1-sector request as long as 2 */
+    uint32_t lookup = c->t_l2_slice_bytes_per_cycle / c->l2_sector_bytes;
+    if (lookup == 0)
+        lookup = 1;
+    if (r->far) {
+        uint32_t other = r->op == GPU_L2_READ ? home_of(t, r->line) : sm % t->partitions;
+        arrive = cal_book(&t->slice[slice_of(t, r->line, other)], arrive, max64(sectors, lookup));
+    }
+
     if (r->op == GPU_L2_ATOMIC) {
         if (ss->atomic_valid && ss->atomic_line == r->line) {
             uint64_t m = max64(arrive * 1000u, ss->atomic_free_mcycles) + c->t_l2_atomic_same_line_mcycles;
             ss->atomic_free_mcycles = m;
             served = (m + 999u) / 1000u;
         } else {
-            served = cal_book(&t->slice[si], arrive, sectors);
+            served = cal_book(&t->slice[si], arrive, max64(sectors, lookup));
             ss->atomic_line = r->line;
             ss->atomic_valid = true;
             ss->atomic_free_mcycles = served * 1000u;
         }
     } else {
-        served = cal_book(&t->slice[si], arrive, sectors);
+        /* sectors the LRC merged away cost no lookup: a fully merged read books nothing */
+        served = sectors ? cal_book(&t->slice[si], arrive, max64(sectors, lookup)) : arrive;
     }
     uint64_t back = l2_out + (r->far ? c->t_l2_far_extra_cycles - c->t_l2_far_extra_cycles / 2u : 0);
     uint64_t ret = served + back;
