@@ -24,20 +24,45 @@
 typedef struct cal {
     uint32_t *used; /* [CAL_BINS] units booked per bin */
     uint64_t lo;    /* first bin of the window */
+    /* [full_lo, full_hi): bins known to be full, so that a booking behind a
+     * long queue jumps over them instead of reading each (bins only fill up
+     * while they are in the window; the run is clamped when the window slides) */
+    uint64_t full_lo, full_hi;
+    uint64_t inv;   /* floor(2^64 / cap) + 1: divides by cap with a multiply */
     uint32_t cap;   /* units per bin = rate x CAL_BIN */
+    bool dirty;     /* something was booked since the last clear */
 } cal;
+
+/* ceil(x / cap): the hot path books several calendars per record, and a
+ * 64-bit division costs tens of cycles. For x < 2^32, floor(x * inv / 2^64)
+ * is floor(x / cap) exactly (Lemire, Kaser, Kurz 2019, "Faster remainder by
+ * direct computation"); a rate of 1 unit per cycle divides by nothing. */
+static inline uint64_t cal_cycles(const cal *c, uint64_t units)
+{
+    uint64_t x = units * CAL_BIN + c->cap - 1u;
+    if (c->cap == CAL_BIN)
+        return units;
+    if (x >> 32)
+        return x / c->cap;
+    /* x * inv / 2^64 from two 32 x 32-bit halves (no 128-bit type in C11) */
+    uint64_t hi = c->inv >> 32, lo = c->inv & 0xffffffffu;
+    return (x * hi + ((x * lo) >> 32)) >> 32;
+}
 
 static void cal_init(cal *c, uint32_t *storage, uint32_t cap)
 {
     c->used = storage;
     c->lo = 0;
     c->cap = cap ? cap : 1u;
+    c->inv = UINT64_MAX / c->cap + 1u;
 }
 
 static void cal_clear(cal *c)
 {
-    memset(c->used, 0, CAL_BINS * sizeof *c->used);
-    c->lo = 0;
+    if (c->dirty) /* most of a GPU's calendars stay empty in a small kernel */
+        memset(c->used, 0, CAL_BINS * sizeof *c->used);
+    c->lo = c->full_lo = c->full_hi = 0;
+    c->dirty = false;
 }
 
 /* Book n units at time t; returns when the last of them is served. */
@@ -45,18 +70,28 @@ static uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
 {
     if (n == 0)
         return t;
-    uint64_t own = (n * CAL_BIN + c->cap - 1u) / c->cap; /* cycles the units take alone */
+    uint64_t own = cal_cycles(c, n); /* cycles the units take alone */
+    c->dirty = true;
     uint64_t b = t >> CAL_BIN_SHIFT;
     if (b < c->lo) {
         b = c->lo;
         t = b << CAL_BIN_SHIFT;
     }
+    uint64_t first = b;
     for (;;) {
+        if (b >= c->full_lo && b < c->full_hi)
+            b = c->full_hi;
         if (b >= c->lo + CAL_BINS) { /* slide the window: forget the oldest bins */
             uint64_t lo = b - CAL_BINS + 1u;
             for (uint64_t x = c->lo; x < lo && x < c->lo + CAL_BINS; x++)
                 c->used[x & (CAL_BINS - 1u)] = 0;
             c->lo = lo;
+            if (c->full_lo < lo)
+                c->full_lo = lo;
+            if (c->full_hi < c->full_lo)
+                c->full_hi = c->full_lo;
+            if (first < lo)
+                first = lo;
         }
         uint32_t *u = &c->used[b & (CAL_BINS - 1u)];
         uint64_t free = *u < c->cap ? c->cap - *u : 0;
@@ -67,7 +102,18 @@ static uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
             break;
         b++;
     }
-    uint64_t fill = (b << CAL_BIN_SHIFT) + ((uint64_t)c->used[b & (CAL_BINS - 1u)] * CAL_BIN + c->cap - 1u) / c->cap;
+    /* every bin from first to b (excluded) is full now: remember the run if it
+     * joins the known one or lies beyond it (the queue's frontier moves on) */
+    if (b > first) {
+        if (first <= c->full_hi && b >= c->full_lo) {
+            c->full_lo = first < c->full_lo ? first : c->full_lo;
+            c->full_hi = b > c->full_hi ? b : c->full_hi;
+        } else if (b > c->full_hi) {
+            c->full_lo = first;
+            c->full_hi = b;
+        }
+    }
+    uint64_t fill = (b << CAL_BIN_SHIFT) + cal_cycles(c, c->used[b & (CAL_BINS - 1u)]);
     return fill > t + own ? fill : t + own;
 }
 
@@ -91,6 +137,7 @@ typedef struct warp_state {
     uint32_t last_pc;
     uint32_t pc_idx;     /* index of last_pc in the kernel's PC table, or UINT32_MAX */
     uint32_t bar_gen;    /* barriers this warp passed */
+    uint32_t smsp;       /* its sub-partition, warp mod smsps */
     bool started, bar_wait;
     uint8_t n_pend;
     pending pend[MAX_PENDING];
@@ -100,6 +147,7 @@ typedef struct cta_state {
     uint32_t gen;        /* kernel generation; 0 = empty */
     uint32_t cta;
     uint32_t sm;
+    uint32_t slot;       /* its index in sm_slots / slot_end */
     uint64_t start, end; /* end: the latest issue of any of its warps so far */
     uint32_t bar_id[2], bar_count[2];
     uint64_t bar_max[2]; /* latest arrival at barrier bar_id[i] (generations alternate) */
@@ -126,6 +174,8 @@ typedef struct slice_state {
 struct timing {
     cfg_gpu cfg;
     uint32_t smsps, partitions, slices_per_partition;
+    uint32_t lookup_units;    /* slice units one lookup holds: one L2 cycle */
+    uint8_t *sm_part;         /* [sm_count] the SM's near partition, sm mod partitions */
     /* calendars: per SM smsps issue + tag + data; per slice; DRAM */
     uint32_t *cal_storage;
     cal *issue;   /* [sm_count * smsps] */
@@ -136,6 +186,8 @@ struct timing {
     slice_state *slices;
     sm_state *sms;
     uint32_t *sm_slots;       /* [sm_count * max_ctas_per_sm]: cta table index + 1, 0 = free */
+    uint64_t *slot_end;       /* [same]: its occupant's end, kept with cta_state.end so that
+                               * choosing a slot reads one small array, not 32 CTA entries */
     warp_state *warps;
     uint32_t warp_mask;
     cta_state *ctas;
@@ -174,6 +226,12 @@ timing *timing_create(const cfg_gpu *c)
     t->smsps = c->t_smsps_per_sm;
     t->partitions = c->l2_partitions;
     t->slices_per_partition = c->l2_slices / c->l2_partitions;
+    t->lookup_units = c->t_l2_slice_bytes_per_cycle / c->l2_sector_bytes;
+    if (t->lookup_units == 0)
+        t->lookup_units = 1;
+    t->sm_part = xcalloc(c->sm_count, sizeof *t->sm_part);
+    for (uint32_t i = 0; i < c->sm_count; i++)
+        t->sm_part[i] = (uint8_t)(i % c->l2_partitions);
     uint32_t n_sm = c->sm_count;
     size_t n_cal = (size_t)n_sm * t->smsps + 2u * n_sm + c->l2_slices + 1u;
     t->cal_storage = xcalloc(n_cal * CAL_BINS, sizeof *t->cal_storage);
@@ -197,6 +255,7 @@ timing *timing_create(const cfg_gpu *c)
     t->slices = xcalloc(c->l2_slices, sizeof *t->slices);
     t->sms = xcalloc(n_sm, sizeof *t->sms);
     t->sm_slots = xcalloc((size_t)n_sm * c->max_ctas_per_sm, sizeof *t->sm_slots);
+    t->slot_end = xcalloc((size_t)n_sm * c->max_ctas_per_sm, sizeof *t->slot_end);
     /* four times what can be resident, so that a CTA still live in the replay
      * is not displaced by a later one that maps to the same entry */
     uint32_t n_warps = pow2_at_least(4ull * n_sm * (c->max_threads_per_sm / 32u));
@@ -220,6 +279,8 @@ void timing_destroy(timing *t)
     free(t->slices);
     free(t->sms);
     free(t->sm_slots);
+    free(t->slot_end);
+    free(t->sm_part);
     free(t->warps);
     free(t->ctas);
     free(t->pcs);
@@ -306,6 +367,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     memset(t->slices, 0, t->cfg.l2_slices * sizeof *t->slices);
     memset(t->sms, 0, n_sm * sizeof *t->sms);
     memset(t->sm_slots, 0, (size_t)n_sm * t->cfg.max_ctas_per_sm * sizeof *t->sm_slots);
+    memset(t->slot_end, 0, (size_t)n_sm * t->cfg.max_ctas_per_sm * sizeof *t->slot_end);
     t->end = 0;
     t->next_dispatch_mcycles = 0;
     t->lrc_in = t->lrc_merged = 0;
@@ -342,17 +404,13 @@ static cta_state *cta_get(timing *t, uint32_t cta, uint32_t sm)
     if (c->gen == t->gen && c->cta == cta)
         return c;
     uint32_t slots = t->info.ctas_per_sm < t->cfg.max_ctas_per_sm ? t->info.ctas_per_sm : t->cfg.max_ctas_per_sm;
-    uint32_t *slot = &t->sm_slots[(size_t)sm * t->cfg.max_ctas_per_sm];
+    size_t base = (size_t)sm * t->cfg.max_ctas_per_sm;
+    const uint64_t *ends = &t->slot_end[base]; /* 0 for a slot never taken in this kernel */
     uint32_t best = 0;
     uint64_t best_end = UINT64_MAX;
     for (uint32_t i = 0; i < slots; i++) {
-        uint64_t e = 0;
-        if (slot[i]) {
-            const cta_state *o = &t->ctas[slot[i] - 1u];
-            e = o->gen == t->gen ? o->end : 0;
-        }
-        if (e < best_end) {
-            best_end = e;
+        if (ends[i] < best_end) {
+            best_end = ends[i];
             best = i;
         }
     }
@@ -362,13 +420,25 @@ static cta_state *cta_get(timing *t, uint32_t cta, uint32_t sm)
     uint64_t at_m = max64(t->next_dispatch_mcycles, best_end * 1000u);
     uint64_t start = (at_m + 999u) / 1000u;
     t->next_dispatch_mcycles = at_m + t->cfg.t_cta_launch_mcycles;
-    slot[best] = idx + 1u;
+    t->sm_slots[base + best] = idx + 1u;
+    t->slot_end[base + best] = start;
     memset(c, 0, sizeof *c);
     c->gen = t->gen;
     c->cta = cta;
     c->sm = sm;
+    c->slot = (uint32_t)(base + best);
     c->start = c->end = start;
     return c;
+}
+
+/* The CTA ran until at least v: its end, and its slot's while it holds the slot. */
+static void cta_ran_until(timing *t, cta_state *c, uint64_t v)
+{
+    if (v <= c->end)
+        return;
+    c->end = v;
+    if (t->sm_slots[c->slot] == (uint32_t)(c - t->ctas) + 1u)
+        t->slot_end[c->slot] = v;
 }
 
 static warp_state *warp_get(timing *t, uint32_t cta, uint32_t warp, cta_state **cp, uint32_t sm)
@@ -385,6 +455,7 @@ static warp_state *warp_get(timing *t, uint32_t cta, uint32_t warp, cta_state **
     w->warp = warp;
     w->clock = c->start;
     w->pc_idx = UINT32_MAX;
+    w->smsp = warp % t->smsps;
     return w;
 }
 
@@ -465,7 +536,7 @@ static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, ui
         between = BACK_BRANCH_INSTRUCTIONS;
         wait_all(w, &at);
     }
-    cal *iss = &t->issue[(size_t)sm * t->smsps + w->warp % t->smsps];
+    cal *iss = &t->issue[(size_t)sm * t->smsps + w->smsp];
     if (between)
         at = cal_book(iss, at, between);
     if (regs) {
@@ -479,7 +550,7 @@ static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, ui
     w->started = true;
     w->last_pc = pc;
     w->clock = at + 1u;
-    c->end = max64(c->end, w->clock);
+    cta_ran_until(t, c, w->clock);
     return at;
 }
 
@@ -520,7 +591,7 @@ static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t
     uint64_t l2_in = c->t_l2_hit_cycles / 2u, l2_out = c->t_l2_hit_cycles - l2_in;
     uint64_t arrive = t1 + l2_in + (r->far ? c->t_l2_far_extra_cycles / 2u : 0);
     /* reads are looked up in the SM's near partition; writes and atomics at home */
-    uint32_t part = r->op == GPU_L2_READ ? sm % t->partitions : home_of(t, r->line);
+    uint32_t part = r->op == GPU_L2_READ ? t->sm_part[sm] : home_of(t, r->line);
     uint32_t si = slice_of(t, r->line, part);
     slice_state *ss = &t->slices[si];
     uint64_t served;
@@ -548,11 +619,9 @@ static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t
     /* a request crossing the fabric is looked up in both partitions (hardware-facts
      * 3.5: a far access costs two L2 lookups, the near one first); each lookup
      * holds its slice at least one L2 cycle, a 1-sector request as long as 2 */
-    uint32_t lookup = c->t_l2_slice_bytes_per_cycle / c->l2_sector_bytes;
-    if (lookup == 0)
-        lookup = 1;
+    uint32_t lookup = t->lookup_units;
     if (r->far) {
-        uint32_t other = r->op == GPU_L2_READ ? home_of(t, r->line) : sm % t->partitions;
+        uint32_t other = r->op == GPU_L2_READ ? home_of(t, r->line) : t->sm_part[sm];
         arrive = cal_book(&t->slice[slice_of(t, r->line, other)], arrive, max64(sectors, lookup));
     }
 
@@ -580,7 +649,7 @@ static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t
         ret = max64(ret, d + (extra - d_in) + back);
     }
     if (e && sectors) { /* this read now waits for its slice: later ones may merge */
-        uint64_t own = ((uint64_t)sectors * CAL_BIN + t->slice[si].cap - 1u) / t->slice[si].cap;
+        uint64_t own = cal_cycles(&t->slice[si], sectors);
         *e = (lrc_entry){.line = r->line, .arrive = arrive, .start = served - own, .ret = ret,
                          .mask = r->sector_mask, .valid = true};
     }
@@ -624,7 +693,7 @@ static void on_record(void *ctx, const gpu_event *e)
     if (returns && regs)
         add_pending(w, regs->dst, dst_n, done, &w->clock);
     t->end = max64(t->end, max64(done, w->clock));
-    cs->end = max64(cs->end, w->clock);
+    cta_ran_until(t, cs, w->clock);
 }
 
 static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
