@@ -1,5 +1,6 @@
-/* timing.c - warp clocks, resource calendars, CTA slots, barriers and the L2
- * request coalescer (the rules are in timing.h and docs/timing.md). */
+/* timing.c - warp clocks, resource calendars, CTA slots, barriers, the L2
+ * request coalescer and the event queue that lets the hot entries be
+ * prefetched (the rules are in timing.h and docs/timing.md). */
 #include "timing.h"
 
 #include <assert.h>
