@@ -102,6 +102,7 @@ typedef struct cfg_gpu {
     uint32_t t_barrier_cycles;       /* last arrival to release */
     uint32_t t_smsps_per_sm;         /* issue: 1 instruction per cycle per sub-partition */
     uint32_t t_l2_slice_bytes_per_cycle;
+    uint32_t t_l2_clock_permille;    /* L2 cycles per 1000 SM cycles */
     uint32_t t_dram_bytes_per_cycle; /* whole GPU */
     uint32_t t_l2_atomic_same_line_mcycles; /* thousandths of a cycle per same-line atomic */
 } cfg_gpu;

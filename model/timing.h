@@ -7,7 +7,11 @@
  * of each SM sub-partition, each SM's L1 tag and data stages, each L2 slice,
  * DRAM) are time calendars: capacity per time bin in a ring, so a request that
  * arrives late in the replay but early in time still queues behind what is
- * already booked in its bins. What is modelled, and every constant's source:
+ * already booked in its bins. An L2 request holds its slice at least one L2
+ * cycle (one tag lookup; the L2 clock is a share of the SM clock), and one
+ * that crosses the fabric is looked up in both partitions. The observer's
+ * events wait in a short queue, modelled in arrival order, so that the warp
+ * and CTA entries of each can be prefetched. What is modelled, and every constant's source:
  * docs/timing.md. Deliberately not modelled: instruction latencies of the
  * non-memory instructions (the trace holds only memory instructions and
  * barriers; the work between two records is counted from their PCs and

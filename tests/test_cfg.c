@@ -637,7 +637,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 44); /* 32 + the 12 of the optional [timing] */
+    ck_assert_uint_eq(cfg_key_count(), 45); /* 32 + the 13 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');

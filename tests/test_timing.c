@@ -117,14 +117,19 @@ static uint64_t chain(uint32_t n)
 
 START_TEST(a_chain_of_dependent_loads_costs_one_latency_each)
 {
-    /* the cold load: tag stage 1 cycle, 285 / 2 = 142 to its slice, 1 of
-     * slice service, (685 - 285) / 2 = 200 to DRAM, 1 of DRAM service, 200
-     * back to the slice, 143 back to the SM: 1 + 142 + 1 + 200 + 1 + 200 +
-     * 143 = 688 */
-    ck_assert_uint_eq(chain(1), 688);
+    /* the cold load: tag stage 1 cycle, 285 / 2 = 142 to its slice, 2 of
+     * slice service (one lookup, one L2 cycle: at 64 B per L2 cycle and an L2
+     * clock of 0.86 a 32-cycle bin holds 55 sector units, a lookup books 2 of
+     * them, ceil(2 x 32 / 55) = 2 cycles), (685 - 285) / 2 = 200 to DRAM, 1 of
+     * DRAM service, 200 back to the slice, 143 back to the SM: 1 + 142 + 2 +
+     * 200 + 1 + 200 + 143 = 689 */
+    uint64_t one = chain(1);
+    ck_assert_uint_eq(one, 689);
     /* each further load waits for the previous one's data (its address),
      * then takes the tag stage (1 cycle) and the L1 hit latency (37) */
-    ck_assert_uint_eq(chain(9) - chain(1), 8u * (1u + 37u));
+    ck_assert_uint_eq(chain(9) - one, 8u * (1u + 37u));
+    /* more records than the timing layer's event queue holds (32): the same */
+    ck_assert_uint_eq(chain(60) - one, 59u * (1u + 37u));
 }
 END_TEST
 
@@ -143,8 +148,8 @@ START_TEST(independent_loads_overlap)
     mem(&r, 0, 0, 1, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, near_address(&c), 0);
     timing_result res;
     /* the second issues at cycle 1 and hits L1 (the line was allocated by the
-     * first): the kernel ends with the first load's data at 688 */
-    ck_assert_uint_eq(rig_end(&r, &res), 688);
+     * first): the kernel ends with the first load's data at 689 */
+    ck_assert_uint_eq(rig_end(&r, &res), 689);
 }
 END_TEST
 
@@ -240,6 +245,73 @@ START_TEST(same_address_atomics_serialize)
 }
 END_TEST
 
+/* 32 SMs of partition 0 (CTAs 0, 2, .., 62 on SMs 0, 2, .., 62) each store to
+ * 16 lines of one 2 KiB granule homed in partition 0 (one slice), one sector
+ * per line (16 lanes at a 128-byte stride): 512 write requests of 1 sector.
+ * far: the odd CTAs instead (SMs of partition 1), whose writes cross the fabric. */
+static uint64_t one_sector_writes(bool far)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 64, 32);
+    rig_pc(&r, 0, "STG.E desc[UR4][R2.64], R5");
+    rig_begin(&r);
+    uint64_t base = near_address(&c) & ~(uint64_t)2047u;
+    for (uint32_t cta = far ? 1u : 0u; cta < 64; cta += 2) {
+        trace_mem m;
+        test_mem(&m, TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, 0xffffu, base, 128);
+        m.cta = cta;
+        m.pc = 0;
+        gpu_mem(r.g, &m);
+    }
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+START_TEST(a_slice_does_one_lookup_per_l2_cycle)
+{
+    /* each SM's store: tag stage 4 cycles (16 lines, 4 per cycle); its lines
+     * leave at kernel end from cycle 4 and reach the slice at 4 + 142 = 146
+     * (bin 4). Each request holds the slice one L2 cycle (2 of the bin's 55
+     * units, see above), not half a cycle for its one sector: 1,024 units from
+     * bin 4 fill bins 4..21 (18 x 55 = 990) and 34 of bin 22, so the last is
+     * served at 22 x 32 + ceil(34 x 32 / 55) = 724 and acknowledged at 724 +
+     * 143 = 867 (by sectors alone, 512 units: 9 bins + 17, 13 x 32 + 10 + 143 = 569) */
+    ck_assert_uint_eq(one_sector_writes(false), 867);
+    /* crossing the fabric: looked up first in the SM's own partition, arriving
+     * at 146 + 214 / 2 = 253 (bin 7): 1,024 units fill bins 7..24 and 34 of bin
+     * 25, the last near lookup ends at 25 x 32 + 20 = 820; then the home slice,
+     * whose bookings follow the near ones at the same rate, ends one lookup
+     * later in the same bin arithmetic, and the acknowledgement comes back in
+     * 143 + 107 */
+    uint64_t far = one_sector_writes(true);
+    ck_assert_uint_ge(far, 820u + 2u + 143u + 107u);
+    ck_assert_uint_le(far, 820u + 32u + 143u + 107u);
+}
+END_TEST
+
+/* The GPU's dispatcher starts one CTA per 1.5 cycles (exactly, not rounded up
+ * per CTA): CTA i starts at ceil(1.5 i). Each CTA's one LDS takes 1 data-stage
+ * wavefront + 23. */
+START_TEST(ctas_dispatch_at_the_exact_rate)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_cta_launch_mcycles = 1500;
+    rig r;
+    rig_open(&r, &c, 100, 32);
+    rig_pc(&r, 0, "LDS R2, [R0]");
+    rig_begin(&r);
+    for (uint32_t cta = 0; cta < 100; cta++)
+        mem(&r, cta, 0, 0, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4);
+    timing_result res;
+    /* CTA 99 starts at ceil(148.5) = 149 and its data is ready at 149 + 24 =
+     * 173 (rounding each start up, as before, gave 2 cycles per CTA: 222) */
+    ck_assert_uint_eq(rig_end(&r, &res), 173);
+}
+END_TEST
+
 START_TEST(sass_registers_are_parsed)
 {
     timing_regs t;
@@ -271,14 +343,14 @@ Suite *timing_suite(void)
 {
     Suite *s = suite_create("timing");
     TCase *tc = tcase_create("cycles");
-    /* each test builds the H200 model (tag arrays of 132 L1s and a 60 MiB L2):
-     * seconds under ASan on a loaded 2-core machine */
-    tcase_set_timeout(tc, 60);
+    tcase_set_timeout(tc, 60); /* each case builds a whole H200; slow under the sanitizers */
     tcase_add_test(tc, a_chain_of_dependent_loads_costs_one_latency_each);
     tcase_add_test(tc, independent_loads_overlap);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
     tcase_add_test(tc, a_barrier_waits_for_the_last_warp_in_any_replay_order);
     tcase_add_test(tc, same_address_atomics_serialize);
+    tcase_add_test(tc, a_slice_does_one_lookup_per_l2_cycle);
+    tcase_add_test(tc, ctas_dispatch_at_the_exact_rate);
     suite_add_tcase(s, tc);
     TCase *tp = tcase_create("parsing");
     tcase_add_test(tp, sass_registers_are_parsed);
