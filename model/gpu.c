@@ -321,6 +321,19 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
     return a < b ? a : b;
 }
 
+uint32_t gpu_ctas_per_sm(const gpu_sm_limits *l, uint64_t warp_threads, uint64_t regs_per_cta,
+                         uint64_t smem_per_cta)
+{
+    if (warp_threads == 0)
+        return 0;
+    uint32_t ctas = min_u32(l->max_ctas, (uint32_t)(l->max_threads / warp_threads));
+    if (regs_per_cta)
+        ctas = min_u32(ctas, (uint32_t)(l->registers / regs_per_cta));
+    if (smem_per_cta)
+        ctas = min_u32(ctas, (uint32_t)(l->smem_bytes / smem_per_cta));
+    return ctas;
+}
+
 int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err_info *err)
 {
     const cfg_gpu *c = &g->cfg;
@@ -351,12 +364,9 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
                 c->smem_reserved_per_cta_bytes, (unsigned long long)max_carveout);
         return -1;
     }
-    uint32_t ctas = c->max_ctas_per_sm;
-    ctas = min_u32(ctas, (uint32_t)(c->max_threads_per_sm / warp_threads));
-    if (regs_per_cta)
-        ctas = min_u32(ctas, (uint32_t)(c->registers_per_sm / regs_per_cta));
-    if (smem_per_cta)
-        ctas = (uint32_t)(min_u32(ctas, (uint32_t)(max_carveout / smem_per_cta)));
+    const gpu_sm_limits lim = {c->max_ctas_per_sm, c->max_threads_per_sm, c->registers_per_sm,
+                               max_carveout};
+    uint32_t ctas = gpu_ctas_per_sm(&lim, warp_threads, regs_per_cta, smem_per_cta);
     if (ctas == 0) {
         err_set(err, "kernel %s: no CTA fits an SM (max_ctas_per_sm is 0)", name);
         return -1;

@@ -32,6 +32,21 @@ typedef struct gpu_kernel_info {
     bool trace_sms;            /* CTAs ran on the SMs the trace recorded (else round-robin) */
 } gpu_kernel_info;
 
+/* An SM's limits on resident CTAs, and the rule that applies them: the
+ * fewest of max_ctas, max_threads / warp_threads (threads rounded up to whole
+ * warps), registers / regs_per_cta and smem_bytes / smem_per_cta (the CTA's
+ * shared memory with its reservation); a zero need is no limit. 0 when a CTA
+ * does not fit. gpu_kernel_begin uses it with the config's limits; a caller
+ * without a gpu (trace import) with its own. */
+typedef struct gpu_sm_limits {
+    uint32_t max_ctas;
+    uint32_t max_threads;
+    uint32_t registers;
+    uint64_t smem_bytes;   /* the largest shared-memory carveout */
+} gpu_sm_limits;
+uint32_t gpu_ctas_per_sm(const gpu_sm_limits *l, uint64_t warp_threads, uint64_t regs_per_cta,
+                         uint64_t smem_per_cta);
+
 /* Start a kernel. trace_sm_count is the SM count of the GPU the trace came
  * from (0 when unknown); recorded SM ids are used only when it equals the
  * config's. Returns 0, or -1 when the kernel cannot run on this GPU (a CTA needs

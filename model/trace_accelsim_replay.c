@@ -13,6 +13,7 @@
  * pass does), named barriers of fewer threads (every BAR.SYNC is a CTA
  * barrier; a barrier opens when every warp still running has arrived, so
  * nothing can deadlock). */
+#include "gpu.h"
 #include "trace_accelsim_int.h"
 
 #include <inttypes.h>
@@ -24,7 +25,7 @@
 #define WINDOW_BYTES ((uint64_t)16 << 20)
 
 /* H200 limits for the derived occupancy (configs/h200.ini, as cmd_synth.c). */
-#define H200_WARPS_PER_SM 64u
+#define H200_THREADS_PER_SM 2048u
 #define H200_REGS_PER_SM 65536u
 #define H200_MAX_CTAS_PER_SM 32u
 #define H200_SMEM_PER_SM (228u * 1024u)
@@ -332,19 +333,16 @@ int trace_accelsim_replay(kfile *f, uint32_t sm_count, uint32_t ctas_per_sm, tra
 uint32_t trace_accelsim_ctas_per_sm(uint32_t threads_per_cta, uint32_t regs_per_thread,
                                     uint32_t smem_bytes)
 {
-    uint32_t warps = (threads_per_cta + TRACE_WARP_LANES - 1) / TRACE_WARP_LANES;
+    static const gpu_sm_limits h200 = {H200_MAX_CTAS_PER_SM, H200_THREADS_PER_SM, H200_REGS_PER_SM,
+                                       H200_SMEM_PER_SM};
+    uint64_t warps = (threads_per_cta + TRACE_WARP_LANES - 1) / TRACE_WARP_LANES;
     if (warps == 0)
         warps = 1;
-    uint32_t n = H200_MAX_CTAS_PER_SM;
-    if (H200_WARPS_PER_SM / warps < n)
-        n = H200_WARPS_PER_SM / warps;
-    if (regs_per_thread >= 1 && regs_per_thread <= MAX_REGS_PER_THREAD) {
-        uint32_t r = H200_REGS_PER_SM / (regs_per_thread * warps * TRACE_WARP_LANES);
-        if (r < n)
-            n = r;
-    }
-    uint64_t smem = (uint64_t)smem_bytes + H200_SMEM_RESERVED;
-    if (H200_SMEM_PER_SM / smem < n)
-        n = (uint32_t)(H200_SMEM_PER_SM / smem);
+    uint64_t warp_threads = warps * TRACE_WARP_LANES;
+    /* a register count the tracer did not know (above 255) is no limit */
+    uint64_t regs = regs_per_thread >= 1 && regs_per_thread <= MAX_REGS_PER_THREAD
+                        ? (uint64_t)regs_per_thread * warp_threads
+                        : 0;
+    uint32_t n = gpu_ctas_per_sm(&h200, warp_threads, regs, (uint64_t)smem_bytes + H200_SMEM_RESERVED);
     return n ? n : 1;
 }

@@ -41,6 +41,7 @@
 
 #include "cmd_synth.h"
 #include "commands.h"
+#include "gpu.h"
 #include "trace.h"
 #include "version.h"
 
@@ -275,17 +276,14 @@ static const synth_pattern *pattern_find(const char *name)
     return NULL;
 }
 
-static uint32_t min_u32(uint32_t a, uint32_t b)
-{
-    return a < b ? a : b;
-}
-
-/* Resident CTAs per SM by threads, registers and shared memory, as gpu.c computes them. */
+/* Resident CTAs per SM by threads, registers and shared memory: the model's
+ * rule (gpu_ctas_per_sm) with the H200's limits. Block sizes are whole warps. */
 static uint32_t ctas_per_sm(const synth_pattern *p)
 {
-    uint32_t n = min_u32(SYNTH_MAX_CTAS_PER_SM, SYNTH_THREADS_PER_SM / p->block_threads);
-    n = min_u32(n, SYNTH_REGS_PER_SM / (p->regs * p->block_threads));
-    return min_u32(n, SYNTH_SMEM_PER_SM / (p->smem_bytes + SYNTH_SMEM_RESERVED));
+    static const gpu_sm_limits h200 = {SYNTH_MAX_CTAS_PER_SM, SYNTH_THREADS_PER_SM,
+                                       SYNTH_REGS_PER_SM, SYNTH_SMEM_PER_SM};
+    return gpu_ctas_per_sm(&h200, p->block_threads, (uint64_t)p->regs * p->block_threads,
+                           (uint64_t)p->smem_bytes + SYNTH_SMEM_RESERVED);
 }
 
 /* Start the grid's next CTA in slot i, if any is left. */
