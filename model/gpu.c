@@ -50,6 +50,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "cache.h"
 #include "coal.h"
 #include "l1.h"
 #include "l2.h"
@@ -98,15 +99,6 @@ struct gpu {
 
 static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb_line *ln);
 
-/* Bits set in x. __builtin_popcount is a libgcc call unless the build targets
- * a CPU with popcnt, which the portable build does not. */
-static inline uint32_t popcount32(uint32_t x)
-{
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0fu;
-    return (x * 0x01010101u) >> 24;
-}
 
 /* ---- the observer (gpu.h): what one L2 request did, from the counters it moved */
 typedef struct obs_snap {
@@ -124,7 +116,7 @@ static gpu_l2_req obs_req(const stats *s, const obs_snap *before, gpu_l2_op op, 
 {
     obs_snap after;
     obs_take(s, &after);
-    return (gpu_l2_req){.line = line, .sector_mask = mask, .sectors = popcount32(mask),
+    return (gpu_l2_req){.line = line, .sector_mask = mask, .sectors = cache_popcount(mask),
                         .hit_sectors = (uint32_t)(after.hit - before->hit),
                         .dram_sectors = (uint32_t)(after.dram - before->dram),
                         .op = (uint8_t)op, .far = after.fabric != before->fabric};
@@ -530,7 +522,7 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
         gpu_l2_req r = obs_req(s, &before, GPU_L2_WRITE, ln->line, ln->sector_mask);
         g->obs.store_line(g->obs.ctx, sm, &r);
     }
-    s->v[STAT_L1_M_WRITE_SECTORS] += popcount32(ln->sector_mask);
+    s->v[STAT_L1_M_WRITE_SECTORS] += cache_popcount(ln->sector_mask);
 }
 
 /* Bytes the instruction touches, each counted once. */
@@ -539,7 +531,7 @@ static uint64_t distinct_bytes(const coal_result *r)
     uint64_t n = 0;
     for (uint32_t i = 0; i < r->n_lines; i++)
         for (uint32_t m = r->lines[i].sector_mask; m; m &= m - 1u)
-            n += popcount32(r->lines[i].byte_mask[__builtin_ctz(m)]);
+            n += cache_popcount(r->lines[i].byte_mask[__builtin_ctz(m)]);
     return n;
 }
 
@@ -591,7 +583,7 @@ static uint32_t lane_chunks(gpu *g, const trace_mem *m)
 static void source_global_sectors(gpu *g, const trace_mem *m, stats *s)
 {
     uint32_t sect = g->geom.sector_bytes;
-    uint32_t need = (popcount32(m->active_mask) * m->size_bytes + sect - 1u) / sect;
+    uint32_t need = (cache_popcount(m->active_mask) * m->size_bytes + sect - 1u) / sect;
     s->v[STAT_SRC_TAG_REQ_GLOBAL] += g->res.n_lines;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += g->res.n_sectors;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL_IDEAL] += min_u32(need, g->res.n_sectors);
