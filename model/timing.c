@@ -1,6 +1,6 @@
 /* timing.c - warp clocks, resource calendars, CTA slots, barriers, the L2
- * request coalescer and the event queue that lets the hot entries be
- * prefetched (the rules are in timing.h and docs/timing.md). */
+ * request coalescer, and the prefetching of a record's hot entries when the
+ * replay announces it (the rules are in timing.h and docs/timing.md). */
 #include "timing.h"
 
 #include <assert.h>
@@ -185,29 +185,20 @@ typedef struct slice_state {
     lrc_entry lrc[LRC_WAYS];
 } slice_state;
 
-/* The observer's events wait in a short queue before they are modelled, so
- * that the warp and CTA entries of a record can be prefetched when it
- * arrives and are in cache when its turn comes (the replay interleaves the
- * records of thousands of warps: without this, each record's warp entry is a
- * cache miss). Events are modelled in arrival order, so the results do not
- * change; timing_kernel_end drains the queue. */
-#define QUEUE 32u
-typedef enum { Q_RECORD, Q_STORE_LINE, Q_BARRIER } queued_kind;
-typedef struct queued {
-    uint8_t kind;                       /* queued_kind */
-    uint8_t mem_kind, space, size_bytes; /* the record's trace_mem fields the model reads */
-    uint32_t cta, warp, pc;
-    int32_t rec_sm;                     /* barriers: the recorded SM */
-    uint32_t sm;                        /* records and store lines: the SM that ran it */
-    uint32_t tag_wavefronts, data_wavefronts;
-    uint32_t n_l2;                      /* its requests: q_l2[slot * GPU_OBS_MAX_L2 ..] */
-} queued;
+/* Records announced by the replay's read-ahead (the observer's prefetch),
+ * newest last: when a record is announced, the warp entry of the one
+ * announced ANNOUNCE_LAG before it is in cache by now, and its clock says
+ * which bins of its SM's issue slots and L1 stages its turn will book. */
+#define ANNOUNCED 8u
+#define ANNOUNCE_LAG 4u
+typedef struct announced {
+    uint32_t cta, warp, sm;
+} announced;
 
 struct timing {
     cfg_gpu cfg;
-    queued q[QUEUE];
-    gpu_l2_req *q_l2;         /* [QUEUE * GPU_OBS_MAX_L2] */
-    uint32_t q_head, q_len;
+    announced ann[ANNOUNCED];
+    uint32_t n_ann;           /* records announced in this kernel */
     uint32_t smsps, partitions, slices_per_partition;
     uint32_t lookup_units;    /* slice units one lookup holds: one L2 cycle */
     uint8_t *sm_part;         /* [sm_count] the SM's near partition, sm mod partitions */
@@ -265,7 +256,6 @@ timing *timing_create(const cfg_gpu *c)
     t->lookup_units = c->t_l2_slice_bytes_per_cycle / c->l2_sector_bytes;
     if (t->lookup_units == 0)
         t->lookup_units = 1;
-    t->q_l2 = xcalloc((size_t)QUEUE * GPU_OBS_MAX_L2, sizeof *t->q_l2);
     t->sm_part = xcalloc(c->sm_count, sizeof *t->sm_part);
     for (uint32_t i = 0; i < c->sm_count; i++)
         t->sm_part[i] = (uint8_t)(i % c->l2_partitions);
@@ -318,7 +308,6 @@ void timing_destroy(timing *t)
     free(t->sm_slots);
     free(t->slot_end);
     free(t->sm_part);
-    free(t->q_l2);
     free(t->warps_raw);
     free(t->ctas_raw);
     free(t->pcs);
@@ -370,13 +359,11 @@ void timing_parse_sass(const char *sass, bool has_dst, timing_regs *out)
     }
 }
 
-static void q_drain(timing *t); /* the event queue, below */
-
 /* ---- kernels ---------------------------------------------------------------------- */
 
 void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info *info)
 {
-    t->q_head = t->q_len = 0; /* a kernel abandoned before its end leaves events behind */
+    t->n_ann = 0;
     t->gen++;
     if (t->gen == 0)
         t->gen = 1; /* 0 marks empty entries; after a wrap stale entries would look live */
@@ -418,7 +405,6 @@ void timing_kernel_end(timing *t, timing_result *out)
 {
     /* the GPU starts its CTAs one per cta_launch_millicycles, also CTAs
      * that executed no memory instruction (the trace does not show them) */
-    q_drain(t);
     uint64_t ctas = trace_kernel_ctas(t->k);
     uint64_t busy = max64(t->end, (ctas * t->cfg.t_cta_launch_mcycles + 999u) / 1000u);
     out->cycles = t->cfg.t_launch_cycles + busy;
@@ -708,35 +694,38 @@ static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t
 
 /* ---- records --------------------------------------------------------------------- */
 
-static void do_record(timing *t, const queued *q, const gpu_l2_req *l2)
+static void on_record(void *ctx, const gpu_event *e)
 {
+    timing *t = ctx;
     const cfg_gpu *c = &t->cfg;
-    uint32_t sm = q->sm;
+    const trace_mem *m = e->m;
+    uint32_t sm = e->sm;
     cta_state *cs;
-    warp_state *w = warp_get(t, q->cta, q->warp, &cs, sm);
-    uint32_t pi = pc_index(t, w, q->pc);
+    warp_state *w = warp_get(t, m->cta, m->warp, &cs, sm);
+    uint32_t pi = pc_index(t, w, m->pc);
     const timing_regs *regs = pi != UINT32_MAX ? &t->pcs[pi] : NULL;
     w->pc_idx = pi;
-    uint8_t dst_n = (uint8_t)(q->size_bytes > 4 ? q->size_bytes / 4u : 1u);
-    uint64_t at = issue_to(t, w, cs, sm, q->pc, regs, q->mem_kind == TRACE_KIND_ST, dst_n);
-    bool returns = q->mem_kind == TRACE_KIND_LD || q->mem_kind == TRACE_KIND_ATOM;
+    uint8_t dst_n = (uint8_t)(m->size_bytes > 4 ? m->size_bytes / 4u : 1u);
+    uint64_t at = issue_to(t, w, cs, sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n);
+    bool returns = m->kind == TRACE_KIND_LD || m->kind == TRACE_KIND_ATOM;
     uint64_t done;
 
-    if (q->space == TRACE_SPACE_SHARED) {
-        done = cal_book(&t->data[sm], at, q->data_wavefronts) + c->t_smem_cycles - 1u;
+    if (m->space == TRACE_SPACE_SHARED) {
+        done = cal_book(&t->data[sm], at, e->data_wavefronts) + c->t_smem_cycles - 1u;
     } else {
-        uint64_t tagged = cal_book(&t->tag[sm], at, q->tag_wavefronts);
-        if (q->mem_kind == TRACE_KIND_ST) {
+        uint64_t tagged = cal_book(&t->tag[sm], at, e->tag_wavefronts);
+        uint32_t n_l2 = e->n_l2 < GPU_OBS_MAX_L2 ? e->n_l2 : GPU_OBS_MAX_L2;
+        if (m->kind == TRACE_KIND_ST) {
             t->sms[sm].last_store = tagged;
             done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
-        } else if (q->n_l2 == 0) {
-            done = cal_book(&t->data[sm], tagged, q->data_wavefronts) + c->t_l1_hit_cycles - 1u;
+        } else if (n_l2 == 0) {
+            done = cal_book(&t->data[sm], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;
         } else {
             done = tagged + c->t_l1_hit_cycles;
-            for (uint32_t i = 0; i < q->n_l2; i++)
-                done = max64(done, l2_request(t, sm, &l2[i], tagged));
-            if (q->data_wavefronts > 1)
-                done = cal_book(&t->data[sm], done, q->data_wavefronts);
+            for (uint32_t i = 0; i < n_l2; i++)
+                done = max64(done, l2_request(t, sm, &e->l2[i], tagged));
+            if (e->data_wavefronts > 1)
+                done = cal_book(&t->data[sm], done, e->data_wavefronts);
         }
     }
     if (returns && regs)
@@ -745,36 +734,11 @@ static void do_record(timing *t, const queued *q, const gpu_l2_req *l2)
     cta_ran_until(t, cs, w->clock);
 }
 
-static void do_store_line(timing *t, uint32_t sm, const gpu_l2_req *r)
+static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
 {
+    timing *t = ctx;
     uint64_t done = l2_request(t, sm, r, t->sms[sm].last_store);
     t->end = max64(t->end, done);
-}
-
-static void do_barrier(timing *t, const trace_barrier *b);
-
-/* Model the oldest queued event. */
-static void q_pop(timing *t)
-{
-    uint32_t slot = t->q_head;
-    const queued *q = &t->q[slot];
-    const gpu_l2_req *l2 = &t->q_l2[(size_t)slot * GPU_OBS_MAX_L2];
-    if (q->kind == Q_RECORD) {
-        do_record(t, q, l2);
-    } else if (q->kind == Q_STORE_LINE) {
-        do_store_line(t, q->sm, l2);
-    } else {
-        trace_barrier b = {.cta = q->cta, .warp = q->warp, .sm = q->rec_sm, .pc = q->pc};
-        do_barrier(t, &b);
-    }
-    t->q_head = (t->q_head + 1u) % QUEUE;
-    t->q_len--;
-}
-
-static void q_drain(timing *t)
-{
-    while (t->q_len)
-        q_pop(t);
 }
 
 /* GCC's pure-const pass counts a prefetch as no side effect: a function that
@@ -786,82 +750,48 @@ PREFETCHER void cal_prefetch(const cal *c, uint64_t cycle)
 {
     uint64_t b = cycle >> CAL_BIN_SHIFT;
     if (b >= c->lo && b < c->lo + CAL_BINS)
-        __builtin_prefetch(&c->used[b & (CAL_BINS - 1u)], 0);
+        __builtin_prefetch(&c->used[b & (CAL_BINS - 1u)], 1);
 }
 
-/* Halfway through the queue, the warp entry of a record is in cache: its
- * clock says which bins of its SM's issue slots and L1 stages its turn will
- * book, near enough to prefetch them. (A heuristic: earlier events of the same
- * warp may still move its clock.) */
-PREFETCHER void q_prefetch_bins(const timing *t, const queued *q)
+PREFETCHER const warp_state *warp_slot(const timing *t, uint32_t cta, uint32_t warp)
 {
-    if (q->kind != Q_RECORD)
-        return;
-    const warp_state *w = &t->warps[(uint32_t)((uint64_t)q->cta * t->warps_per_cta + q->warp) & t->warp_mask];
-    if (w->gen != t->gen || w->cta != q->cta || w->warp != q->warp)
-        return;
-    cal_prefetch(&t->issue[(size_t)q->sm * t->smsps + w->smsp], w->clock);
-    cal_prefetch(&t->tag[q->sm], w->clock);
-    cal_prefetch(&t->data[q->sm], w->clock);
+    return &t->warps[(uint32_t)((uint64_t)cta * t->warps_per_cta + warp) & t->warp_mask];
 }
 
-/* A free slot at the queue's tail (modelling the oldest event when full). */
-static uint32_t q_push(timing *t)
-{
-    if (t->q_len == QUEUE)
-        q_pop(t);
-    if (t->q_len >= QUEUE / 2u)
-        q_prefetch_bins(t, &t->q[(t->q_head + t->q_len - QUEUE / 2u) % QUEUE]);
-    uint32_t slot = (t->q_head + t->q_len) % QUEUE;
-    t->q_len++;
-    return slot;
-}
-
-/* The entries the event's turn will read first: its warp (two lines) and CTA. */
-PREFETCHER void q_prefetch(const timing *t, uint32_t cta, uint32_t warp)
-{
-    const warp_state *w = &t->warps[(uint32_t)((uint64_t)cta * t->warps_per_cta + warp) & t->warp_mask];
-    __builtin_prefetch(w, 0);
-    __builtin_prefetch(&w->pend_ready, 0);
-    __builtin_prefetch(&t->ctas[cta & t->cta_mask], 0);
-}
-
-static void on_record(void *ctx, const gpu_event *e)
+/* The replay's read-ahead announces a record (gpu.h's observer prefetch): the
+ * entries its turn will read first are its warp (two lines) and CTA; the
+ * record announced ANNOUNCE_LAG before it has its warp entry in cache by now,
+ * so that its SM's bins can be prefetched too (a heuristic: earlier records of
+ * the same warp may still move its clock). m is not validated yet: every
+ * index is masked, nothing is written but the ring. */
+static void on_prefetch(void *ctx, const trace_mem *m)
 {
     timing *t = ctx;
-    const trace_mem *m = e->m;
-    q_prefetch(t, m->cta, m->warp);
-    uint32_t slot = q_push(t);
-    uint32_t n_l2 = e->n_l2 < GPU_OBS_MAX_L2 ? e->n_l2 : GPU_OBS_MAX_L2;
-    t->q[slot] = (queued){.kind = Q_RECORD, .mem_kind = m->kind, .space = m->space,
-                          .size_bytes = m->size_bytes, .cta = m->cta, .warp = m->warp, .pc = m->pc,
-                          .sm = e->sm, .tag_wavefronts = e->tag_wavefronts,
-                          .data_wavefronts = e->data_wavefronts, .n_l2 = n_l2};
-    if (n_l2)
-        memcpy(&t->q_l2[(size_t)slot * GPU_OBS_MAX_L2], e->l2, n_l2 * sizeof *e->l2);
-}
-
-static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
-{
-    timing *t = ctx;
-    uint32_t slot = q_push(t);
-    t->q[slot] = (queued){.kind = Q_STORE_LINE, .sm = sm, .n_l2 = 1};
-    t->q_l2[(size_t)slot * GPU_OBS_MAX_L2] = *r;
+    const warp_state *w = warp_slot(t, m->cta, m->warp);
+    __builtin_prefetch(w, 1);
+    __builtin_prefetch(&w->pend_ready, 1);
+    __builtin_prefetch(&t->ctas[m->cta & t->cta_mask], 1);
+    announced *a = &t->ann[t->n_ann % ANNOUNCED];
+    *a = (announced){.cta = m->cta, .warp = m->warp, .sm = sm_of(t, m->cta, m->sm)};
+    t->n_ann++;
+    if (t->n_ann <= ANNOUNCE_LAG)
+        return;
+    const announced *o = &t->ann[(t->n_ann - 1u - ANNOUNCE_LAG) % ANNOUNCED];
+    const warp_state *ow = warp_slot(t, o->cta, o->warp);
+    if (ow->gen != t->gen || ow->cta != o->cta || ow->warp != o->warp)
+        return;
+    cal_prefetch(&t->issue[(size_t)o->sm * t->smsps + ow->smsp], ow->clock);
+    cal_prefetch(&t->tag[o->sm], ow->clock);
+    cal_prefetch(&t->data[o->sm], ow->clock);
 }
 
 gpu_observer timing_observer(timing *t)
 {
-    return (gpu_observer){.record = on_record, .store_line = on_store_line, .ctx = t};
+    return (gpu_observer){.record = on_record, .store_line = on_store_line, .prefetch = on_prefetch,
+                          .ctx = t};
 }
 
 void timing_barrier(timing *t, const trace_barrier *b)
-{
-    q_prefetch(t, b->cta, b->warp);
-    uint32_t slot = q_push(t);
-    t->q[slot] = (queued){.kind = Q_BARRIER, .cta = b->cta, .warp = b->warp, .pc = b->pc, .rec_sm = b->sm};
-}
-
-static void do_barrier(timing *t, const trace_barrier *b)
 {
     uint32_t sm = sm_of(t, b->cta, b->sm);
     cta_state *c;

@@ -9,9 +9,10 @@
  * arrives late in the replay but early in time still queues behind what is
  * already booked in its bins. An L2 request holds its slice at least one L2
  * cycle (one tag lookup; the L2 clock is a share of the SM clock), and one
- * that crosses the fabric is looked up in both partitions. The observer's
- * events wait in a short queue, modelled in arrival order, so that the warp
- * and CTA entries of each can be prefetched. What is modelled, and every constant's source:
+ * that crosses the fabric is looked up in both partitions. Events are modelled
+ * as they arrive; the observer's prefetch (the replay's read-ahead) loads the
+ * warp, CTA and calendar entries they will touch into the CPU's caches
+ * beforehand. What is modelled, and every constant's source:
  * docs/timing.md. Deliberately not modelled: instruction latencies of the
  * non-memory instructions (the trace holds only memory instructions and
  * barriers; the work between two records is counted from their PCs and
