@@ -32,6 +32,7 @@ typedef struct cal {
     uint64_t full_lo, full_hi;
     uint64_t inv;   /* floor(2^64 / cap) + 1: divides by cap with a multiply */
     uint32_t cap;   /* units per bin = rate x CAL_BIN */
+    uint32_t fast_max; /* cap when cal_cycles_small holds for it, else 0 (cal_book's fast case) */
     bool dirty;     /* something was booked since the last clear */
 } cal;
 
@@ -57,6 +58,7 @@ static void cal_init(cal *c, uint32_t *storage, uint32_t cap)
     c->lo = 0;
     c->cap = cap ? cap : 1u;
     c->inv = UINT64_MAX / c->cap + 1u;
+    c->fast_max = c->cap < (1u << 26) ? c->cap : 0;
 }
 
 static void cal_clear(cal *c)
@@ -67,8 +69,9 @@ static void cal_clear(cal *c)
     c->dirty = false;
 }
 
-/* Book n units at time t; returns when the last of them is served. */
-static uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
+/* cal_book's general case: any n, any t (before the window, in a full bin,
+ * beyond the window), the bins filled one after the other. */
+static __attribute__((noinline)) uint64_t cal_book_slow(cal *c, uint64_t t, uint64_t n)
 {
     if (n == 0)
         return t;
@@ -117,6 +120,39 @@ static uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
     }
     uint64_t fill = (b << CAL_BIN_SHIFT) + cal_cycles(c, c->used[b & (CAL_BINS - 1u)]);
     return fill > t + own ? fill : t + own;
+}
+
+/* ceil(units / rate) for units <= cap < 2^26 (so x < 2^32): cal_cycles
+ * without its branches. */
+static inline uint64_t cal_cycles_small(const cal *c, uint64_t units)
+{
+    uint64_t x = units * CAL_BIN + c->cap - 1u;
+    uint64_t hi = c->inv >> 32, lo = c->inv & 0xffffffffu;
+    return (x * hi + ((x * lo) >> 32)) >> 32;
+}
+
+/* Book n units at time t; returns when the last of them is served. Nearly
+ * every booking fits in one bin: t's, or behind a queue the first bin after
+ * the full run t falls in. That case is done here, inline, with the same
+ * result as cal_book_slow's loop (whose first bin with room that is: the run
+ * lies in the window, and stays as it is). */
+static inline uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
+{
+    uint64_t b = t >> CAL_BIN_SHIFT;
+    if (b - c->full_lo < c->full_hi - c->full_lo) /* in the full run */
+        b = c->full_hi;
+    if (n - 1u < c->fast_max && b - c->lo < CAL_BINS) { /* 1 <= n <= cap, b in the window */
+        uint32_t *u = &c->used[b & (CAL_BINS - 1u)];
+        uint64_t v = *u + n;
+        if (v <= c->cap) {
+            *u = (uint32_t)v;
+            c->dirty = true;
+            uint64_t fill = (b << CAL_BIN_SHIFT) + cal_cycles_small(c, v);
+            uint64_t alone = t + cal_cycles_small(c, n);
+            return fill > alone ? fill : alone;
+        }
+    }
+    return cal_book_slow(c, t, n);
 }
 
 /* ---- state ------------------------------------------------------------------- */
