@@ -24,7 +24,11 @@
 #define CAL_BINS 2048u                /* a window of 65,536 cycles */
 
 typedef struct cal {
-    uint32_t *used; /* [CAL_BINS] units booked per bin */
+    /* [CAL_BINS] units booked per bin: bytes when the cap fits in one (the
+     * SM's issue slots, tag and data stages, 32 a bin, and slices of up to
+     * 7 units a cycle), four times smaller in the CPU's caches; else words */
+    uint8_t *used8;
+    uint32_t *used;
     uint64_t lo;    /* first bin of the window */
     /* [full_lo, full_hi): bins known to be full, so that a booking behind a
      * long queue jumps over them instead of reading each (bins only fill up
@@ -35,6 +39,8 @@ typedef struct cal {
     uint32_t fast_max; /* cap when cal_cycles_small holds for it, else 0 (cal_book's fast case) */
     bool dirty;     /* something was booked since the last clear */
 } cal;
+
+#define CAL_NARROW_MAX 255u /* the largest cap kept in bytes */
 
 /* ceil(x / cap): the hot path books several calendars per record, and a
  * 64-bit division costs tens of cycles. For x < 2^32, floor(x * inv / 2^64)
@@ -52,11 +58,27 @@ static inline uint64_t cal_cycles(const cal *c, uint64_t units)
     return (x * hi + ((x * lo) >> 32)) >> 32;
 }
 
-static void cal_init(cal *c, uint32_t *storage, uint32_t cap)
+/* The bins' storage: CAL_BINS bytes when cap <= CAL_NARROW_MAX (cal_narrow),
+ * else CAL_BINS words. */
+static bool cal_narrow(uint32_t cap)
 {
-    c->used = storage;
+    return cap <= CAL_NARROW_MAX;
+}
+
+/* Bytes of a calendar's bins. */
+static size_t cal_bin_bytes(uint32_t cap)
+{
+    return CAL_BINS * (cal_narrow(cap ? cap : 1u) ? sizeof(uint8_t) : sizeof(uint32_t));
+}
+
+static void cal_init(cal *c, void *storage, uint32_t cap)
+{
     c->lo = 0;
     c->cap = cap ? cap : 1u;
+    if (cal_narrow(c->cap))
+        c->used8 = storage;
+    else
+        c->used = storage;
     c->inv = UINT64_MAX / c->cap + 1u;
     c->fast_max = c->cap < (1u << 26) ? c->cap : 0;
 }
@@ -64,9 +86,23 @@ static void cal_init(cal *c, uint32_t *storage, uint32_t cap)
 static void cal_clear(cal *c)
 {
     if (c->dirty) /* most of a GPU's calendars stay empty in a small kernel */
-        memset(c->used, 0, CAL_BINS * sizeof *c->used);
+        memset(c->used8 ? (void *)c->used8 : (void *)c->used, 0,
+               CAL_BINS * (c->used8 ? sizeof *c->used8 : sizeof *c->used));
     c->lo = c->full_lo = c->full_hi = 0;
     c->dirty = false;
+}
+
+static inline uint32_t bin_get(const cal *c, uint64_t b)
+{
+    return c->used8 ? c->used8[b & (CAL_BINS - 1u)] : c->used[b & (CAL_BINS - 1u)];
+}
+
+static inline void bin_set(cal *c, uint64_t b, uint32_t v)
+{
+    if (c->used8)
+        c->used8[b & (CAL_BINS - 1u)] = (uint8_t)v;
+    else
+        c->used[b & (CAL_BINS - 1u)] = v;
 }
 
 /* cal_book's general case: any n, any t (before the window, in a full bin,
@@ -89,7 +125,7 @@ static __attribute__((noinline)) uint64_t cal_book_slow(cal *c, uint64_t t, uint
         if (b >= c->lo + CAL_BINS) { /* slide the window: forget the oldest bins */
             uint64_t lo = b - CAL_BINS + 1u;
             for (uint64_t x = c->lo; x < lo && x < c->lo + CAL_BINS; x++)
-                c->used[x & (CAL_BINS - 1u)] = 0;
+                bin_set(c, x, 0);
             c->lo = lo;
             if (c->full_lo < lo)
                 c->full_lo = lo;
@@ -98,10 +134,10 @@ static __attribute__((noinline)) uint64_t cal_book_slow(cal *c, uint64_t t, uint
             if (first < lo)
                 first = lo;
         }
-        uint32_t *u = &c->used[b & (CAL_BINS - 1u)];
-        uint64_t free = *u < c->cap ? c->cap - *u : 0;
+        uint32_t u = bin_get(c, b);
+        uint64_t free = u < c->cap ? c->cap - u : 0;
         uint64_t take = n < free ? n : free;
-        *u += (uint32_t)take;
+        bin_set(c, b, u + (uint32_t)take);
         n -= take;
         if (n == 0)
             break;
@@ -118,7 +154,7 @@ static __attribute__((noinline)) uint64_t cal_book_slow(cal *c, uint64_t t, uint
             c->full_hi = b;
         }
     }
-    uint64_t fill = (b << CAL_BIN_SHIFT) + cal_cycles(c, c->used[b & (CAL_BINS - 1u)]);
+    uint64_t fill = (b << CAL_BIN_SHIFT) + cal_cycles(c, bin_get(c, b));
     return fill > t + own ? fill : t + own;
 }
 
@@ -142,14 +178,34 @@ static inline uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
     if (b - c->full_lo < c->full_hi - c->full_lo) /* in the full run */
         b = c->full_hi;
     if (n - 1u < c->fast_max && b - c->lo < CAL_BINS) { /* 1 <= n <= cap, b in the window */
-        uint32_t *u = &c->used[b & (CAL_BINS - 1u)];
-        uint64_t v = *u + n;
+        uint64_t v = bin_get(c, b) + n;
         if (v <= c->cap) {
-            *u = (uint32_t)v;
+            bin_set(c, b, (uint32_t)v);
             c->dirty = true;
             uint64_t fill = (b << CAL_BIN_SHIFT) + cal_cycles_small(c, v);
             uint64_t alone = t + cal_cycles_small(c, n);
             return fill > alone ? fill : alone;
+        }
+    }
+    return cal_book_slow(c, t, n);
+}
+
+/* cal_book for a calendar of one unit per cycle (cap CAL_BIN, bins in bytes:
+ * an SM's issue slots, tag and data stages), where units are cycles. */
+static inline uint64_t cal1_book(cal *c, uint64_t t, uint64_t n)
+{
+    /* callers: calendars made with cap CAL_BIN, so kept in bytes */
+    uint64_t b = t >> CAL_BIN_SHIFT;
+    if (b - c->full_lo < c->full_hi - c->full_lo) /* in the full run */
+        b = c->full_hi;
+    if (n - 1u < CAL_BIN && b - c->lo < CAL_BINS) { /* 1 <= n <= cap, b in the window */
+        uint8_t *u = &c->used8[b & (CAL_BINS - 1u)];
+        uint64_t v = *u + n;
+        if (v <= CAL_BIN) {
+            *u = (uint8_t)v;
+            c->dirty = true;
+            uint64_t fill = (b << CAL_BIN_SHIFT) + v;
+            return fill > t + n ? fill : t + n;
         }
     }
     return cal_book_slow(c, t, n);
@@ -239,7 +295,7 @@ struct timing {
     uint32_t lookup_units;    /* slice units one lookup holds: one L2 cycle */
     uint8_t *sm_part;         /* [sm_count] the SM's near partition, sm mod partitions */
     /* calendars: per SM smsps issue + tag + data; per slice; DRAM */
-    uint32_t *cal_storage;
+    uint8_t *cal_storage;
     cal *issue;   /* [sm_count * smsps] */
     cal *tag;     /* [sm_count] */
     cal *data;    /* [sm_count] */
@@ -296,25 +352,28 @@ timing *timing_create(const cfg_gpu *c)
     for (uint32_t i = 0; i < c->sm_count; i++)
         t->sm_part[i] = (uint8_t)(i % c->l2_partitions);
     uint32_t n_sm = c->sm_count;
-    size_t n_cal = (size_t)n_sm * t->smsps + 2u * n_sm + c->l2_slices + 1u;
-    t->cal_storage = xcalloc(n_cal * CAL_BINS, sizeof *t->cal_storage);
+    uint32_t sector = c->l2_sector_bytes;
+    uint32_t slice_cap = (uint32_t)(((uint64_t)c->t_l2_slice_bytes_per_cycle * c->t_l2_clock_permille * CAL_BIN) /
+                                    (1000u * sector));
+    uint32_t dram_cap = (uint32_t)(((uint64_t)c->t_dram_bytes_per_cycle * CAL_BIN) / sector);
+    size_t n_sm_cal = (size_t)n_sm * t->smsps + 2u * n_sm;
+    size_t bytes = n_sm_cal * cal_bin_bytes(CAL_BIN) + c->l2_slices * cal_bin_bytes(slice_cap) +
+                   cal_bin_bytes(dram_cap);
+    t->cal_storage = xcalloc(bytes, 1);
     t->issue = xcalloc((size_t)n_sm * t->smsps, sizeof *t->issue);
     t->tag = xcalloc(n_sm, sizeof *t->tag);
     t->data = xcalloc(n_sm, sizeof *t->data);
     t->slice = xcalloc(c->l2_slices, sizeof *t->slice);
-    uint32_t *p = t->cal_storage;
-    for (size_t i = 0; i < (size_t)n_sm * t->smsps; i++, p += CAL_BINS)
+    uint8_t *p = t->cal_storage; /* each calendar's bins: a multiple of 4 bytes, so words stay aligned */
+    for (size_t i = 0; i < (size_t)n_sm * t->smsps; i++, p += cal_bin_bytes(CAL_BIN))
         cal_init(&t->issue[i], p, CAL_BIN); /* one instruction per cycle */
-    for (uint32_t i = 0; i < n_sm; i++, p += CAL_BINS)
+    for (uint32_t i = 0; i < n_sm; i++, p += cal_bin_bytes(CAL_BIN))
         cal_init(&t->tag[i], p, CAL_BIN);   /* one tag wavefront per cycle */
-    for (uint32_t i = 0; i < n_sm; i++, p += CAL_BINS)
+    for (uint32_t i = 0; i < n_sm; i++, p += cal_bin_bytes(CAL_BIN))
         cal_init(&t->data[i], p, CAL_BIN);  /* one data wavefront per cycle */
-    uint32_t sector = c->l2_sector_bytes;
-    for (uint32_t i = 0; i < c->l2_slices; i++, p += CAL_BINS)
-        cal_init(&t->slice[i], p,
-                 (uint32_t)(((uint64_t)c->t_l2_slice_bytes_per_cycle * c->t_l2_clock_permille * CAL_BIN) /
-                            (1000u * sector)));
-    cal_init(&t->dram, p, (uint32_t)(((uint64_t)c->t_dram_bytes_per_cycle * CAL_BIN) / sector));
+    for (uint32_t i = 0; i < c->l2_slices; i++, p += cal_bin_bytes(slice_cap))
+        cal_init(&t->slice[i], p, slice_cap);
+    cal_init(&t->dram, p, dram_cap);
     t->slices = xcalloc(c->l2_slices, sizeof *t->slices);
     t->sms = xcalloc(n_sm, sizeof *t->sms);
     t->sm_slots = xcalloc((size_t)n_sm * c->max_ctas_per_sm, sizeof *t->sm_slots);
@@ -610,7 +669,7 @@ static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, ui
     }
     cal *iss = &t->issue[(size_t)sm * t->smsps + w->smsp];
     if (between)
-        at = cal_book(iss, at, between);
+        at = cal1_book(iss, at, between);
     if (regs) {
         bool from_load = wait_regs(w, regs, regs->dst, dst_n, &at);
         /* a store whose data no pending load wrote directly stores a value
@@ -618,7 +677,7 @@ static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, ui
         if (is_store && !from_load)
             wait_all(w, &at);
     }
-    at = cal_book(iss, at, 1) - 1u;
+    at = cal1_book(iss, at, 1) - 1u;
     w->started = true;
     w->last_pc = pc;
     w->clock = at + 1u;
@@ -747,21 +806,21 @@ static void on_record(void *ctx, const gpu_event *e)
     uint64_t done;
 
     if (m->space == TRACE_SPACE_SHARED) {
-        done = cal_book(&t->data[sm], at, e->data_wavefronts) + c->t_smem_cycles - 1u;
+        done = cal1_book(&t->data[sm], at, e->data_wavefronts) + c->t_smem_cycles - 1u;
     } else {
-        uint64_t tagged = cal_book(&t->tag[sm], at, e->tag_wavefronts);
+        uint64_t tagged = cal1_book(&t->tag[sm], at, e->tag_wavefronts);
         uint32_t n_l2 = e->n_l2 < GPU_OBS_MAX_L2 ? e->n_l2 : GPU_OBS_MAX_L2;
         if (m->kind == TRACE_KIND_ST) {
             t->sms[sm].last_store = tagged;
             done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
         } else if (n_l2 == 0) {
-            done = cal_book(&t->data[sm], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;
+            done = cal1_book(&t->data[sm], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;
         } else {
             done = tagged + c->t_l1_hit_cycles;
             for (uint32_t i = 0; i < n_l2; i++)
                 done = max64(done, l2_request(t, sm, &e->l2[i], tagged));
             if (e->data_wavefronts > 1)
-                done = cal_book(&t->data[sm], done, e->data_wavefronts);
+                done = cal1_book(&t->data[sm], done, e->data_wavefronts);
         }
     }
     if (returns && regs)
@@ -786,7 +845,7 @@ PREFETCHER void cal_prefetch(const cal *c, uint64_t cycle)
 {
     uint64_t b = cycle >> CAL_BIN_SHIFT;
     if (b >= c->lo && b < c->lo + CAL_BINS)
-        __builtin_prefetch(&c->used[b & (CAL_BINS - 1u)], 1);
+        __builtin_prefetch(&c->used8[b & (CAL_BINS - 1u)], 1); /* an SM's calendar: bytes */
 }
 
 PREFETCHER const warp_state *warp_slot(const timing *t, uint32_t cta, uint32_t warp)
