@@ -293,6 +293,9 @@ struct timing {
     uint32_t n_ann;           /* records announced in this kernel */
     uint32_t smsps, partitions, slices_per_partition;
     uint32_t lookup_units;    /* slice units one lookup holds: one L2 cycle */
+    /* an L2 request's way there and back in cycles: near, crossing the fabric,
+     * and from the slice to DRAM and back (beyond an L2 hit) */
+    uint64_t l2_in, l2_out, far_in, far_out, dram_in, dram_out;
     uint8_t *sm_part;         /* [sm_count] the SM's near partition, sm mod partitions */
     /* calendars: per SM smsps issue + tag + data; per slice; DRAM */
     uint8_t *cal_storage;
@@ -348,6 +351,13 @@ timing *timing_create(const cfg_gpu *c)
     t->lookup_units = c->t_l2_slice_bytes_per_cycle / c->l2_sector_bytes;
     if (t->lookup_units == 0)
         t->lookup_units = 1;
+    t->l2_in = c->t_l2_hit_cycles / 2u;
+    t->l2_out = c->t_l2_hit_cycles - t->l2_in;
+    t->far_in = t->l2_in + c->t_l2_far_extra_cycles / 2u;
+    t->far_out = t->l2_out + (c->t_l2_far_extra_cycles - c->t_l2_far_extra_cycles / 2u);
+    uint64_t extra = c->t_dram_cycles > c->t_l2_hit_cycles ? c->t_dram_cycles - c->t_l2_hit_cycles : 0;
+    t->dram_in = extra / 2u;
+    t->dram_out = extra - t->dram_in;
     t->sm_part = xcalloc(c->sm_count, sizeof *t->sm_part);
     for (uint32_t i = 0; i < c->sm_count; i++)
         t->sm_part[i] = (uint8_t)(i % c->l2_partitions);
@@ -697,40 +707,39 @@ static inline uint64_t mix64(uint64_t z)
     return z;
 }
 
-/* The slice of partition part that holds line: the same hash as l2.c
- * (2 KiB granules, splitmix64), so the functional and the timing model agree
- * on which lines share a slice. */
-static uint32_t slice_of(const timing *t, uint64_t line, uint32_t part)
-{
-    uint64_t h = mix64(line >> 4);
-    uint32_t s = (uint32_t)(((h >> 32) * t->slices_per_partition) >> 32);
-    return part * t->slices_per_partition + s;
-}
+/* Where line lives in L2 (l2.c's rule, the same hash: 2 KiB granules,
+ * splitmix64, so the functional and the timing model agree on which lines
+ * share a slice): its slice within a partition, and its home partition, where
+ * writes and atomics are done. */
+typedef struct l2_place {
+    uint32_t sub;  /* slice within a partition: partition p's is p * slices_per_partition + sub */
+    uint32_t home;
+} l2_place;
 
-/* The partition that is line's home (l2.c's rule): writes and atomics are done there. */
-static uint32_t home_of(const timing *t, uint64_t line)
+static inline l2_place place_of(const timing *t, uint64_t line)
 {
     uint64_t h = mix64(line >> 4);
-    return (uint32_t)(((h & 0xffffffffu) * t->partitions) >> 32);
+    return (l2_place){.sub = (uint32_t)(((h >> 32) * t->slices_per_partition) >> 32),
+                      .home = (uint32_t)(((h & 0xffffffffu) * t->partitions) >> 32)};
 }
 
 /* One request from SM sm leaving L1 at t1; returns when its data (or its
  * acknowledgement) is back at the SM. */
 static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t t1)
 {
-    const cfg_gpu *c = &t->cfg;
-    uint64_t l2_in = c->t_l2_hit_cycles / 2u, l2_out = c->t_l2_hit_cycles - l2_in;
-    uint64_t arrive = t1 + l2_in + (r->far ? c->t_l2_far_extra_cycles / 2u : 0);
+    bool read = r->op == GPU_L2_READ;
+    l2_place pl = place_of(t, r->line);
+    uint32_t near = t->sm_part[sm];
+    uint64_t arrive = t1 + (r->far ? t->far_in : t->l2_in);
     /* reads are looked up in the SM's near partition; writes and atomics at home */
-    uint32_t part = r->op == GPU_L2_READ ? t->sm_part[sm] : home_of(t, r->line);
-    uint32_t si = slice_of(t, r->line, part);
+    uint32_t si = (read ? near : pl.home) * t->slices_per_partition + pl.sub;
     slice_state *ss = &t->slices[si];
     uint64_t served;
     uint32_t sectors = r->sectors;
     uint64_t merged_ret = 0;
     lrc_entry *e = NULL;
 
-    if (r->op == GPU_L2_READ) {
+    if (read) {
         /* the LRC: sectors that an earlier read of the same line still waits
          * for (queued before the slice: arrived, not yet served) come back
          * with that read and never reach the slice */
@@ -750,34 +759,32 @@ static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t
     /* a request crossing the fabric is looked up in both partitions (hardware-facts
      * 3.5: a far access costs two L2 lookups, the near one first); each lookup
      * holds its slice at least one L2 cycle, a 1-sector request as long as 2 */
-    uint32_t lookup = t->lookup_units;
+    uint64_t units = sectors > t->lookup_units ? sectors : t->lookup_units;
     if (r->far) {
-        uint32_t other = r->op == GPU_L2_READ ? home_of(t, r->line) : t->sm_part[sm];
-        arrive = cal_book(&t->slice[slice_of(t, r->line, other)], arrive, max64(sectors, lookup));
+        uint32_t other = read ? pl.home : near;
+        arrive = cal_book(&t->slice[other * t->slices_per_partition + pl.sub], arrive, units);
     }
 
     if (r->op == GPU_L2_ATOMIC) {
         if (ss->atomic_valid && ss->atomic_line == r->line) {
-            uint64_t m = max64(arrive * 1000u, ss->atomic_free_mcycles) + c->t_l2_atomic_same_line_mcycles;
+            uint64_t m = max64(arrive * 1000u, ss->atomic_free_mcycles) + t->cfg.t_l2_atomic_same_line_mcycles;
             ss->atomic_free_mcycles = m;
             served = (m + 999u) / 1000u;
         } else {
-            served = cal_book(&t->slice[si], arrive, max64(sectors, lookup));
+            served = cal_book(&t->slice[si], arrive, units);
             ss->atomic_line = r->line;
             ss->atomic_valid = true;
             ss->atomic_free_mcycles = served * 1000u;
         }
     } else {
         /* sectors the LRC merged away cost no lookup: a fully merged read books nothing */
-        served = sectors ? cal_book(&t->slice[si], arrive, max64(sectors, lookup)) : arrive;
+        served = sectors ? cal_book(&t->slice[si], arrive, units) : arrive;
     }
-    uint64_t back = l2_out + (r->far ? c->t_l2_far_extra_cycles - c->t_l2_far_extra_cycles / 2u : 0);
+    uint64_t back = r->far ? t->far_out : t->l2_out;
     uint64_t ret = served + back;
     if (r->dram_sectors) {
-        uint64_t extra = c->t_dram_cycles > c->t_l2_hit_cycles ? c->t_dram_cycles - c->t_l2_hit_cycles : 0;
-        uint64_t d_in = extra / 2u;
-        uint64_t d = cal_book(&t->dram, served + d_in, r->dram_sectors);
-        ret = max64(ret, d + (extra - d_in) + back);
+        uint64_t d = cal_book(&t->dram, served + t->dram_in, r->dram_sectors);
+        ret = max64(ret, d + t->dram_out + back);
     }
     if (e && sectors) { /* this read now waits for its slice: later ones may merge */
         uint64_t own = cal_cycles(&t->slice[si], sectors);
