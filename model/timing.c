@@ -29,6 +29,7 @@ typedef struct cal {
      * 7 units a cycle), four times smaller in the CPU's caches; else words */
     uint8_t *used8;
     uint32_t *used;
+    const uint8_t *cycles; /* bins in bytes: [0..cap] ceil(units / rate), the table cal_book reads */
     uint64_t lo;    /* first bin of the window */
     /* [full_lo, full_hi): bins known to be full, so that a booking behind a
      * long queue jumps over them instead of reading each (bins only fill up
@@ -71,15 +72,21 @@ static size_t cal_bin_bytes(uint32_t cap)
     return CAL_BINS * (cal_narrow(cap ? cap : 1u) ? sizeof(uint8_t) : sizeof(uint32_t));
 }
 
-static void cal_init(cal *c, void *storage, uint32_t cap)
+/* cycles: for bins in bytes (cal_narrow(cap)), a table of CAL_NARROW_MAX + 1
+ * entries that cal_init fills (calendars of one cap may share one). */
+static void cal_init(cal *c, void *storage, uint32_t cap, uint8_t *cycles)
 {
     c->lo = 0;
     c->cap = cap ? cap : 1u;
-    if (cal_narrow(c->cap))
-        c->used8 = storage;
-    else
-        c->used = storage;
     c->inv = UINT64_MAX / c->cap + 1u;
+    if (cal_narrow(c->cap)) {
+        c->used8 = storage;
+        for (uint32_t u = 0; u <= c->cap; u++)
+            cycles[u] = (uint8_t)cal_cycles(c, u);
+        c->cycles = cycles;
+    } else {
+        c->used = storage;
+    }
     c->fast_max = c->cap < (1u << 26) ? c->cap : 0;
 }
 
@@ -178,14 +185,26 @@ static inline uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
     if (b - c->full_lo < c->full_hi - c->full_lo) /* in the full run */
         b = c->full_hi;
     if (n - 1u < c->fast_max && b - c->lo < CAL_BINS) { /* 1 <= n <= cap, b in the window */
-        uint64_t v = bin_get(c, b) + n;
-        if (v <= c->cap) {
-            bin_set(c, b, (uint32_t)v);
-            c->dirty = true;
-            uint64_t fill = (b << CAL_BIN_SHIFT) + cal_cycles_small(c, v);
-            uint64_t alone = t + cal_cycles_small(c, n);
-            return fill > alone ? fill : alone;
+        uint64_t fill, alone;
+        if (c->used8) { /* bins in bytes, cycles from the table */
+            uint8_t *u = &c->used8[b & (CAL_BINS - 1u)];
+            uint64_t v = *u + n;
+            if (v > c->cap)
+                return cal_book_slow(c, t, n);
+            *u = (uint8_t)v;
+            fill = (b << CAL_BIN_SHIFT) + c->cycles[v];
+            alone = t + c->cycles[n];
+        } else {
+            uint32_t *u = &c->used[b & (CAL_BINS - 1u)];
+            uint64_t v = *u + n;
+            if (v > c->cap)
+                return cal_book_slow(c, t, n);
+            *u = (uint32_t)v;
+            fill = (b << CAL_BIN_SHIFT) + cal_cycles_small(c, v);
+            alone = t + cal_cycles_small(c, n);
         }
+        c->dirty = true;
+        return fill > alone ? fill : alone;
     }
     return cal_book_slow(c, t, n);
 }
@@ -303,6 +322,9 @@ struct timing {
     cal *tag;     /* [sm_count] */
     cal *data;    /* [sm_count] */
     cal *slice;   /* [slices] */
+    uint8_t slice_cycles[CAL_NARROW_MAX + 1u]; /* their cycles table when their bins are bytes */
+    uint8_t unit_cycles[CAL_NARROW_MAX + 1u];  /* the SM's calendars' (one unit a cycle) */
+    uint8_t dram_cycles[CAL_NARROW_MAX + 1u];  /* DRAM's, when its bins are bytes */
     cal dram;
     slice_state *slices;
     sm_state *sms;
@@ -376,14 +398,14 @@ timing *timing_create(const cfg_gpu *c)
     t->slice = xcalloc(c->l2_slices, sizeof *t->slice);
     uint8_t *p = t->cal_storage; /* each calendar's bins: a multiple of 4 bytes, so words stay aligned */
     for (size_t i = 0; i < (size_t)n_sm * t->smsps; i++, p += cal_bin_bytes(CAL_BIN))
-        cal_init(&t->issue[i], p, CAL_BIN); /* one instruction per cycle */
+        cal_init(&t->issue[i], p, CAL_BIN, t->unit_cycles); /* one instruction per cycle */
     for (uint32_t i = 0; i < n_sm; i++, p += cal_bin_bytes(CAL_BIN))
-        cal_init(&t->tag[i], p, CAL_BIN);   /* one tag wavefront per cycle */
+        cal_init(&t->tag[i], p, CAL_BIN, t->unit_cycles); /* one tag wavefront per cycle */
     for (uint32_t i = 0; i < n_sm; i++, p += cal_bin_bytes(CAL_BIN))
-        cal_init(&t->data[i], p, CAL_BIN);  /* one data wavefront per cycle */
+        cal_init(&t->data[i], p, CAL_BIN, t->unit_cycles); /* one data wavefront per cycle */
     for (uint32_t i = 0; i < c->l2_slices; i++, p += cal_bin_bytes(slice_cap))
-        cal_init(&t->slice[i], p, slice_cap);
-    cal_init(&t->dram, p, dram_cap);
+        cal_init(&t->slice[i], p, slice_cap, t->slice_cycles);
+    cal_init(&t->dram, p, dram_cap, t->dram_cycles);
     t->slices = xcalloc(c->l2_slices, sizeof *t->slices);
     t->sms = xcalloc(n_sm, sizeof *t->sms);
     t->sm_slots = xcalloc((size_t)n_sm * c->max_ctas_per_sm, sizeof *t->sm_slots);
@@ -427,9 +449,15 @@ static void reg_set(uint64_t *m, unsigned r)
         m[r >> 6] |= 1ull << (r & 63u);
 }
 
-static bool reg_test(const uint64_t *m, unsigned r)
+/* The bits of registers first .. first + n - 1 (n <= 8, first < 255) in the
+ * set m: bit j is register first + j; registers past R254 are never set. */
+static inline uint32_t reg_bits(const uint64_t *m, unsigned first, unsigned n)
 {
-    return r < 255u && (m[r >> 6] >> (r & 63u)) & 1u;
+    unsigned w = first >> 6, s = first & 63u;
+    uint64_t v = m[w] >> s;
+    if (s + n > 64u && w < 3u)
+        v |= m[w + 1u] << (64u - s);
+    return (uint32_t)(v & ((1u << n) - 1u));
 }
 
 void timing_parse_sass(const char *sass, bool has_dst, timing_regs *out)
@@ -618,9 +646,7 @@ static bool wait_regs(warp_state *w, const timing_regs *r, uint8_t dst, uint8_t 
     uint32_t keep = 0;
     for (uint32_t i = 0; i < w->n_pend; i++) {
         unsigned first = w->pend_first[i], n = w->pend_n[i];
-        bool hit = false;
-        for (uint32_t j = 0; j < n && !hit; j++)
-            hit = reg_test(r->src, first + j);
+        bool hit = reg_bits(r->src, first, n) != 0;
         any |= hit;
         /* writing a register a load is still filling means its value was used */
         if (!hit && dst != TIMING_NO_REG)
@@ -850,9 +876,8 @@ static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
 
 PREFETCHER void cal_prefetch(const cal *c, uint64_t cycle)
 {
-    uint64_t b = cycle >> CAL_BIN_SHIFT;
-    if (b >= c->lo && b < c->lo + CAL_BINS)
-        __builtin_prefetch(&c->used8[b & (CAL_BINS - 1u)], 1); /* an SM's calendar: bytes */
+    /* a bin outside the window is still an address inside the ring: harmless */
+    __builtin_prefetch(&c->used8[(cycle >> CAL_BIN_SHIFT) & (CAL_BINS - 1u)], 1); /* an SM's calendar: bytes */
 }
 
 PREFETCHER const warp_state *warp_slot(const timing *t, uint32_t cta, uint32_t warp)
