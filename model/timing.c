@@ -179,7 +179,7 @@ static inline uint64_t cal_cycles_small(const cal *c, uint64_t units)
  * the full run t falls in. That case is done here, inline, with the same
  * result as cal_book_slow's loop (whose first bin with room that is: the run
  * lies in the window, and stays as it is). */
-static inline uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
+static inline __attribute__((always_inline)) uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
 {
     uint64_t b = t >> CAL_BIN_SHIFT;
     if (b - c->full_lo < c->full_hi - c->full_lo) /* in the full run */
@@ -211,7 +211,7 @@ static inline uint64_t cal_book(cal *c, uint64_t t, uint64_t n)
 
 /* cal_book for a calendar of one unit per cycle (cap CAL_BIN, bins in bytes:
  * an SM's issue slots, tag and data stages), where units are cycles. */
-static inline uint64_t cal1_book(cal *c, uint64_t t, uint64_t n)
+static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t t, uint64_t n)
 {
     /* callers: calendars made with cap CAL_BIN, so kept in bytes */
     uint64_t b = t >> CAL_BIN_SHIFT;
