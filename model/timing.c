@@ -1,6 +1,9 @@
 /* timing.c - warp clocks, resource calendars, CTA slots, barriers, the L2
  * request coalescer, and the prefetching of a record's hot entries when the
  * replay announces it (the rules are in timing.h and docs/timing.md). */
+/* madvise(MADV_HUGEPAGE) is a Linux hint outside POSIX (as in cache.c) */
+#define _DEFAULT_SOURCE 1
+
 #include "timing.h"
 
 #include <assert.h>
@@ -8,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "err.h"
 
@@ -259,12 +263,31 @@ typedef struct warp_state {
 _Static_assert(sizeof(warp_state) == 128, "warp_state: two cache lines");
 
 #define LINE_BYTES 64u
-/* count x size zeroed bytes starting on a cache line; *raw is what to free */
-static void *xcalloc_lines(size_t count, size_t size, void **raw)
+#define HUGE_BYTES ((size_t)2 << 20)
+
+/* count x size zeroed bytes starting on a cache line, for free(). The warp,
+ * CTA and calendar tables (megabytes, read at random: each record's warp and
+ * CTA entries are usually in other pages than the last record's) get huge
+ * pages where the system has them, so that the prefetches of their entries do
+ * not each wait for a page walk; the memory is the same either way. */
+static void *xcalloc_lines(size_t count, size_t size)
 {
-    *raw = xcalloc(count * size + LINE_BYTES, 1);
-    uintptr_t a = ((uintptr_t)*raw + LINE_BYTES - 1u) & ~(uintptr_t)(LINE_BYTES - 1u);
-    return (void *)a;
+    size_t n = count * size;
+    size_t a = LINE_BYTES;
+#ifdef MADV_HUGEPAGE
+    if (n >= HUGE_BYTES)
+        a = HUGE_BYTES;
+#endif
+    size_t rounded = (n + a - 1u) & ~(a - 1u);
+    void *p = NULL;
+    if (posix_memalign(&p, a, rounded) != 0) /* only for lack of memory */
+        return xcalloc(1, n); /* aborts like any allocation */
+#ifdef MADV_HUGEPAGE
+    if (a == HUGE_BYTES)
+        (void)madvise(p, rounded, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+#endif
+    memset(p, 0, n);
+    return p;
 }
 
 typedef struct cta_state {
@@ -331,8 +354,7 @@ struct timing {
     uint32_t *sm_slots;       /* [sm_count * max_ctas_per_sm]: cta table index + 1, 0 = free */
     uint64_t *slot_end;       /* [same]: its occupant's end, kept with cta_state.end so that
                                * choosing a slot reads one small array, not 32 CTA entries */
-    warp_state *warps;        /* line-aligned, in warps_raw */
-    void *warps_raw, *ctas_raw;
+    warp_state *warps;        /* line-aligned */
     uint32_t warp_mask;
     cta_state *ctas;
     uint32_t cta_mask;
@@ -391,7 +413,7 @@ timing *timing_create(const cfg_gpu *c)
     size_t n_sm_cal = (size_t)n_sm * t->smsps + 2u * n_sm;
     size_t bytes = n_sm_cal * cal_bin_bytes(CAL_BIN) + c->l2_slices * cal_bin_bytes(slice_cap) +
                    cal_bin_bytes(dram_cap);
-    t->cal_storage = xcalloc(bytes, 1);
+    t->cal_storage = xcalloc_lines(bytes, 1);
     t->issue = xcalloc((size_t)n_sm * t->smsps, sizeof *t->issue);
     t->tag = xcalloc(n_sm, sizeof *t->tag);
     t->data = xcalloc(n_sm, sizeof *t->data);
@@ -413,10 +435,10 @@ timing *timing_create(const cfg_gpu *c)
     /* four times what can be resident, so that a CTA still live in the replay
      * is not displaced by a later one that maps to the same entry */
     uint32_t n_warps = pow2_at_least(4ull * n_sm * (c->max_threads_per_sm / 32u));
-    t->warps = xcalloc_lines(n_warps, sizeof *t->warps, &t->warps_raw);
+    t->warps = xcalloc_lines(n_warps, sizeof *t->warps);
     t->warp_mask = n_warps - 1u;
     uint32_t n_ctas = pow2_at_least(4ull * n_sm * c->max_ctas_per_sm);
-    t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas, &t->ctas_raw);
+    t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas);
     t->cta_mask = n_ctas - 1u;
     return t;
 }
@@ -435,8 +457,8 @@ void timing_destroy(timing *t)
     free(t->sm_slots);
     free(t->slot_end);
     free(t->sm_part);
-    free(t->warps_raw);
-    free(t->ctas_raw);
+    free(t->warps);
+    free(t->ctas);
     free(t->pcs);
     free(t);
 }
