@@ -31,9 +31,10 @@ typedef struct cal {
     /* [CAL_BINS] units booked per bin: bytes when the cap fits in one (the
      * SM's issue slots, tag and data stages, 32 a bin, and slices of up to
      * 7 units a cycle), four times smaller in the CPU's caches; else words */
-    uint8_t *used8;
-    uint32_t *used;
-    const uint8_t *cycles; /* bins in bytes: [0..cap] ceil(units / rate), the table cal_book reads */
+    void *bins;
+    /* bins in bytes: [0..cap] ceil(units / rate), the table cal_book reads;
+     * NULL when the bins are words */
+    const uint8_t *cycles;
     uint64_t lo;    /* first bin of the window */
     /* [full_lo, full_hi): bins known to be full, so that a booking behind a
      * long queue jumps over them instead of reading each (bins only fill up
@@ -44,6 +45,9 @@ typedef struct cal {
     uint32_t fast_max; /* cap when cal_cycles_small holds for it, else 0 (cal_book's fast case) */
     bool dirty;     /* something was booked since the last clear */
 } cal;
+/* one cache line a calendar: a record books three of its SM's, and the
+ * prefetch of a record announced brings each in with one line */
+_Static_assert(sizeof(cal) == 64, "cal: one cache line");
 
 #define CAL_NARROW_MAX 255u /* the largest cap kept in bytes */
 
@@ -83,13 +87,11 @@ static void cal_init(cal *c, void *storage, uint32_t cap, uint8_t *cycles)
     c->lo = 0;
     c->cap = cap ? cap : 1u;
     c->inv = UINT64_MAX / c->cap + 1u;
+    c->bins = storage;
     if (cal_narrow(c->cap)) {
-        c->used8 = storage;
         for (uint32_t u = 0; u <= c->cap; u++)
             cycles[u] = (uint8_t)cal_cycles(c, u);
         c->cycles = cycles;
-    } else {
-        c->used = storage;
     }
     c->fast_max = c->cap < (1u << 26) ? c->cap : 0;
 }
@@ -97,23 +99,23 @@ static void cal_init(cal *c, void *storage, uint32_t cap, uint8_t *cycles)
 static void cal_clear(cal *c)
 {
     if (c->dirty) /* most of a GPU's calendars stay empty in a small kernel */
-        memset(c->used8 ? (void *)c->used8 : (void *)c->used, 0,
-               CAL_BINS * (c->used8 ? sizeof *c->used8 : sizeof *c->used));
+        memset(c->bins, 0, CAL_BINS * (c->cycles ? sizeof(uint8_t) : sizeof(uint32_t)));
     c->lo = c->full_lo = c->full_hi = 0;
     c->dirty = false;
 }
 
 static inline uint32_t bin_get(const cal *c, uint64_t b)
 {
-    return c->used8 ? c->used8[b & (CAL_BINS - 1u)] : c->used[b & (CAL_BINS - 1u)];
+    return c->cycles ? ((const uint8_t *)c->bins)[b & (CAL_BINS - 1u)]
+                     : ((const uint32_t *)c->bins)[b & (CAL_BINS - 1u)];
 }
 
 static inline void bin_set(cal *c, uint64_t b, uint32_t v)
 {
-    if (c->used8)
-        c->used8[b & (CAL_BINS - 1u)] = (uint8_t)v;
+    if (c->cycles)
+        ((uint8_t *)c->bins)[b & (CAL_BINS - 1u)] = (uint8_t)v;
     else
-        c->used[b & (CAL_BINS - 1u)] = v;
+        ((uint32_t *)c->bins)[b & (CAL_BINS - 1u)] = v;
 }
 
 /* cal_book's general case: any n, any t (before the window, in a full bin,
@@ -190,8 +192,8 @@ static inline __attribute__((always_inline)) uint64_t cal_book(cal *c, uint64_t 
         b = c->full_hi;
     if (n - 1u < c->fast_max && b - c->lo < CAL_BINS) { /* 1 <= n <= cap, b in the window */
         uint64_t fill, alone;
-        if (c->used8) { /* bins in bytes, cycles from the table */
-            uint8_t *u = &c->used8[b & (CAL_BINS - 1u)];
+        if (c->cycles) { /* bins in bytes, cycles from the table */
+            uint8_t *u = &((uint8_t *)c->bins)[b & (CAL_BINS - 1u)];
             uint64_t v = *u + n;
             if (v > c->cap)
                 return cal_book_slow(c, t, n);
@@ -199,7 +201,7 @@ static inline __attribute__((always_inline)) uint64_t cal_book(cal *c, uint64_t 
             fill = (b << CAL_BIN_SHIFT) + c->cycles[v];
             alone = t + c->cycles[n];
         } else {
-            uint32_t *u = &c->used[b & (CAL_BINS - 1u)];
+            uint32_t *u = &((uint32_t *)c->bins)[b & (CAL_BINS - 1u)];
             uint64_t v = *u + n;
             if (v > c->cap)
                 return cal_book_slow(c, t, n);
@@ -222,7 +224,7 @@ static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t
     if (b - c->full_lo < c->full_hi - c->full_lo) /* in the full run */
         b = c->full_hi;
     if (n - 1u < CAL_BIN && b - c->lo < CAL_BINS) { /* 1 <= n <= cap, b in the window */
-        uint8_t *u = &c->used8[b & (CAL_BINS - 1u)];
+        uint8_t *u = &((uint8_t *)c->bins)[b & (CAL_BINS - 1u)];
         uint64_t v = *u + n;
         if (v <= CAL_BIN) {
             *u = (uint8_t)v;
@@ -339,11 +341,11 @@ struct timing {
      * and from the slice to DRAM and back (beyond an L2 hit) */
     uint64_t l2_in, l2_out, far_in, far_out, dram_in, dram_out;
     uint8_t *sm_part;         /* [sm_count] the SM's near partition, sm mod partitions */
-    /* calendars: per SM smsps issue + tag + data; per slice; DRAM */
-    uint8_t *cal_storage;
-    cal *issue;   /* [sm_count * smsps] */
-    cal *tag;     /* [sm_count] */
-    cal *data;    /* [sm_count] */
+    /* calendars: per SM smsps issue + tag + data (sm_cal_issue & co.); per slice; DRAM */
+    uint8_t *cal_storage;     /* the bins, the SMs' first in smcal's order */
+    cal *smcal;   /* [sm_count * sm_cals]: SM s's are s * sm_cals + (0 .. smsps-1: issue, smsps: tag, +1: data) */
+    uint32_t sm_cals;         /* smsps + 2 */
+    uint32_t smsp_mask;       /* smsps - 1 when smsps is a power of two, else 0 (then warp % smsps) */
     cal *slice;   /* [slices] */
     uint8_t slice_cycles[CAL_NARROW_MAX + 1u]; /* their cycles table when their bins are bytes */
     uint8_t unit_cycles[CAL_NARROW_MAX + 1u];  /* the SM's calendars' (one unit a cycle) */
@@ -370,6 +372,26 @@ struct timing {
     uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
     uint64_t lrc_in, lrc_merged;
 };
+
+/* SM sm's calendars' indexes in smcal (and, times CAL_BINS, their bins' in cal_storage) */
+static inline size_t sm_cal_issue(const timing *t, uint32_t sm, uint32_t smsp)
+{
+    return (size_t)sm * t->sm_cals + smsp;
+}
+static inline size_t sm_cal_tag(const timing *t, uint32_t sm)
+{
+    return (size_t)sm * t->sm_cals + t->smsps;
+}
+static inline size_t sm_cal_data(const timing *t, uint32_t sm)
+{
+    return (size_t)sm * t->sm_cals + t->smsps + 1u;
+}
+
+/* A warp's sub-partition: warp mod smsps. */
+static inline uint32_t smsp_of(const timing *t, uint32_t warp)
+{
+    return t->smsp_mask ? warp & t->smsp_mask : warp % t->smsps;
+}
 
 static uint64_t max64(uint64_t a, uint64_t b)
 {
@@ -410,21 +432,18 @@ timing *timing_create(const cfg_gpu *c)
     uint32_t slice_cap = (uint32_t)(((uint64_t)c->t_l2_slice_bytes_per_cycle * c->t_l2_clock_permille * CAL_BIN) /
                                     (1000u * sector));
     uint32_t dram_cap = (uint32_t)(((uint64_t)c->t_dram_bytes_per_cycle * CAL_BIN) / sector);
-    size_t n_sm_cal = (size_t)n_sm * t->smsps + 2u * n_sm;
+    t->sm_cals = t->smsps + 2u;
+    t->smsp_mask = (t->smsps & (t->smsps - 1u)) == 0 ? t->smsps - 1u : 0;
+    size_t n_sm_cal = (size_t)n_sm * t->sm_cals;
     size_t bytes = n_sm_cal * cal_bin_bytes(CAL_BIN) + c->l2_slices * cal_bin_bytes(slice_cap) +
                    cal_bin_bytes(dram_cap);
     t->cal_storage = xcalloc_lines(bytes, 1);
-    t->issue = xcalloc((size_t)n_sm * t->smsps, sizeof *t->issue);
-    t->tag = xcalloc(n_sm, sizeof *t->tag);
-    t->data = xcalloc(n_sm, sizeof *t->data);
-    t->slice = xcalloc(c->l2_slices, sizeof *t->slice);
+    t->smcal = xcalloc_lines(n_sm_cal, sizeof *t->smcal);
+    t->slice = xcalloc_lines(c->l2_slices, sizeof *t->slice);
     uint8_t *p = t->cal_storage; /* each calendar's bins: a multiple of 4 bytes, so words stay aligned */
-    for (size_t i = 0; i < (size_t)n_sm * t->smsps; i++, p += cal_bin_bytes(CAL_BIN))
-        cal_init(&t->issue[i], p, CAL_BIN, t->unit_cycles); /* one instruction per cycle */
-    for (uint32_t i = 0; i < n_sm; i++, p += cal_bin_bytes(CAL_BIN))
-        cal_init(&t->tag[i], p, CAL_BIN, t->unit_cycles); /* one tag wavefront per cycle */
-    for (uint32_t i = 0; i < n_sm; i++, p += cal_bin_bytes(CAL_BIN))
-        cal_init(&t->data[i], p, CAL_BIN, t->unit_cycles); /* one data wavefront per cycle */
+    /* one instruction, tag wavefront or data wavefront per cycle */
+    for (size_t i = 0; i < n_sm_cal; i++, p += cal_bin_bytes(CAL_BIN))
+        cal_init(&t->smcal[i], p, CAL_BIN, t->unit_cycles);
     for (uint32_t i = 0; i < c->l2_slices; i++, p += cal_bin_bytes(slice_cap))
         cal_init(&t->slice[i], p, slice_cap, t->slice_cycles);
     cal_init(&t->dram, p, dram_cap, t->dram_cycles);
@@ -448,9 +467,7 @@ void timing_destroy(timing *t)
     if (!t)
         return;
     free(t->cal_storage);
-    free(t->issue);
-    free(t->tag);
-    free(t->data);
+    free(t->smcal);
     free(t->slice);
     free(t->slices);
     free(t->sms);
@@ -538,12 +555,8 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         timing_parse_sass(s, dst, &t->pcs[i]);
     }
     uint32_t n_sm = t->cfg.sm_count;
-    for (size_t i = 0; i < (size_t)n_sm * t->smsps; i++)
-        cal_clear(&t->issue[i]);
-    for (uint32_t i = 0; i < n_sm; i++) {
-        cal_clear(&t->tag[i]);
-        cal_clear(&t->data[i]);
-    }
+    for (size_t i = 0; i < (size_t)n_sm * t->sm_cals; i++)
+        cal_clear(&t->smcal[i]);
     for (uint32_t i = 0; i < t->cfg.l2_slices; i++)
         cal_clear(&t->slice[i]);
     cal_clear(&t->dram);
@@ -639,7 +652,7 @@ static warp_state *warp_get(timing *t, uint32_t cta, uint32_t warp, cta_state **
     w->warp = warp;
     w->clock = c->start;
     w->pc_idx = UINT32_MAX;
-    w->smsp = (uint8_t)(warp % t->smsps);
+    w->smsp = (uint8_t)smsp_of(t, warp);
     return w;
 }
 
@@ -725,7 +738,7 @@ static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, ui
         between = BACK_BRANCH_INSTRUCTIONS;
         wait_all(w, &at);
     }
-    cal *iss = &t->issue[(size_t)sm * t->smsps + w->smsp];
+    cal *iss = &t->smcal[sm_cal_issue(t, sm, w->smsp)];
     if (between)
         at = cal1_book(iss, at, between);
     if (regs) {
@@ -861,21 +874,21 @@ static void on_record(void *ctx, const gpu_event *e)
     uint64_t done;
 
     if (m->space == TRACE_SPACE_SHARED) {
-        done = cal1_book(&t->data[sm], at, e->data_wavefronts) + c->t_smem_cycles - 1u;
+        done = cal1_book(&t->smcal[sm_cal_data(t, sm)], at, e->data_wavefronts) + c->t_smem_cycles - 1u;
     } else {
-        uint64_t tagged = cal1_book(&t->tag[sm], at, e->tag_wavefronts);
+        uint64_t tagged = cal1_book(&t->smcal[sm_cal_tag(t, sm)], at, e->tag_wavefronts);
         uint32_t n_l2 = e->n_l2 < GPU_OBS_MAX_L2 ? e->n_l2 : GPU_OBS_MAX_L2;
         if (m->kind == TRACE_KIND_ST) {
             t->sms[sm].last_store = tagged;
             done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
         } else if (n_l2 == 0) {
-            done = cal1_book(&t->data[sm], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;
+            done = cal1_book(&t->smcal[sm_cal_data(t, sm)], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;
         } else {
             done = tagged + c->t_l1_hit_cycles;
             for (uint32_t i = 0; i < n_l2; i++)
                 done = max64(done, l2_request(t, sm, &e->l2[i], tagged));
             if (e->data_wavefronts > 1)
-                done = cal1_book(&t->data[sm], done, e->data_wavefronts);
+                done = cal1_book(&t->smcal[sm_cal_data(t, sm)], done, e->data_wavefronts);
         }
     }
     if (returns && regs)
@@ -896,10 +909,12 @@ static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
  * deleted. Inlined before that pass, the prefetches stay. */
 #define PREFETCHER static inline __attribute__((always_inline))
 
-PREFETCHER void cal_prefetch(const cal *c, uint64_t cycle)
+/* The bin of cycle in SM calendar i (bins in bytes, in smcal's order): its
+ * address needs no read of the calendar. A bin outside the window is still
+ * an address inside the ring: harmless. */
+PREFETCHER void sm_bin_prefetch(const timing *t, size_t i, uint64_t cycle)
 {
-    /* a bin outside the window is still an address inside the ring: harmless */
-    __builtin_prefetch(&c->used8[(cycle >> CAL_BIN_SHIFT) & (CAL_BINS - 1u)], 1); /* an SM's calendar: bytes */
+    __builtin_prefetch(&t->cal_storage[i * CAL_BINS + ((cycle >> CAL_BIN_SHIFT) & (CAL_BINS - 1u))], 1);
 }
 
 PREFETCHER const warp_state *warp_slot(const timing *t, uint32_t cta, uint32_t warp)
@@ -908,11 +923,13 @@ PREFETCHER const warp_state *warp_slot(const timing *t, uint32_t cta, uint32_t w
 }
 
 /* The replay's read-ahead announces a record (gpu.h's observer prefetch): the
- * entries its turn will read first are its warp (two lines) and CTA; the
- * record announced ANNOUNCE_LAG before it has its warp entry in cache by now,
- * so that its SM's bins can be prefetched too (a heuristic: earlier records of
- * the same warp may still move its clock). m is not validated yet: every
- * index is masked, nothing is written but the ring. */
+ * entries its turn will read first are its warp (two lines), its CTA and the
+ * three calendars of its SM it books (issue slots of its sub-partition, tag
+ * and data stages); the record announced ANNOUNCE_LAG before it has its warp
+ * entry in cache by now, so that the bins its clock falls in can be
+ * prefetched too (a heuristic: earlier records of the same warp may still
+ * move its clock). m is not validated yet: every index is masked or checked,
+ * nothing is written but the ring. */
 static void on_prefetch(void *ctx, const trace_mem *m)
 {
     timing *t = ctx;
@@ -920,8 +937,12 @@ static void on_prefetch(void *ctx, const trace_mem *m)
     __builtin_prefetch(w, 1);
     __builtin_prefetch(&w->pend_ready, 1);
     __builtin_prefetch(&t->ctas[m->cta & t->cta_mask], 1);
+    uint32_t sm = sm_of(t, m->cta, m->sm);
+    __builtin_prefetch(&t->smcal[sm_cal_issue(t, sm, smsp_of(t, m->warp))], 1);
+    __builtin_prefetch(&t->smcal[sm_cal_tag(t, sm)], 1);
+    __builtin_prefetch(&t->smcal[sm_cal_data(t, sm)], 1);
     announced *a = &t->ann[t->n_ann % ANNOUNCED];
-    *a = (announced){.cta = m->cta, .warp = m->warp, .sm = sm_of(t, m->cta, m->sm)};
+    *a = (announced){.cta = m->cta, .warp = m->warp, .sm = sm};
     t->n_ann++;
     if (t->n_ann <= ANNOUNCE_LAG)
         return;
@@ -929,9 +950,9 @@ static void on_prefetch(void *ctx, const trace_mem *m)
     const warp_state *ow = warp_slot(t, o->cta, o->warp);
     if (ow->gen != t->gen || ow->cta != o->cta || ow->warp != o->warp)
         return;
-    cal_prefetch(&t->issue[(size_t)o->sm * t->smsps + ow->smsp], ow->clock);
-    cal_prefetch(&t->tag[o->sm], ow->clock);
-    cal_prefetch(&t->data[o->sm], ow->clock);
+    sm_bin_prefetch(t, sm_cal_issue(t, o->sm, ow->smsp), ow->clock);
+    sm_bin_prefetch(t, sm_cal_tag(t, o->sm), ow->clock);
+    sm_bin_prefetch(t, sm_cal_data(t, o->sm), ow->clock);
 }
 
 gpu_observer timing_observer(timing *t)
