@@ -367,6 +367,8 @@ struct timing {
     gpu_kernel_info info;
     uint32_t warps_per_cta;
     timing_regs *pcs;         /* [k->n_pcs] */
+    uint32_t *pc_next;        /* [k->n_pcs]: the PC index a warp went to from this one when
+                               * not the next, UINT32_MAX when none (pc_index's hint) */
     uint32_t cap_pcs;
     uint64_t end;             /* latest completion of anything */
     uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
@@ -477,6 +479,7 @@ void timing_destroy(timing *t)
     free(t->warps);
     free(t->ctas);
     free(t->pcs);
+    free(t->pc_next);
     free(t);
 }
 
@@ -544,10 +547,13 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     t->warps_per_cta = trace_kernel_warps_per_cta(k);
     if (t->cap_pcs < k->n_pcs) {
         free(t->pcs);
+        free(t->pc_next);
         t->pcs = xmalloc((size_t)k->n_pcs * sizeof *t->pcs);
+        t->pc_next = xmalloc((size_t)k->n_pcs * sizeof *t->pc_next);
         t->cap_pcs = k->n_pcs;
     }
     for (uint32_t i = 0; i < k->n_pcs; i++) {
+        t->pc_next[i] = UINT32_MAX;
         const char *s = k->pcs[i].sass;
         /* loads and value-returning atomics write their first register operand */
         bool dst = s && (strncmp(s, "LD", 2) == 0 || strncmp(s, "ATOM", 4) == 0) &&
@@ -593,12 +599,20 @@ static uint32_t sm_of(const timing *t, uint32_t cta, int32_t sm)
 /* The CTA's entry; a CTA seen for the first time takes the slot of its SM
  * whose occupant ended earliest, and starts when that one ended and the SM
  * can start another CTA. */
-static cta_state *cta_get(timing *t, uint32_t cta, uint32_t sm)
+static __attribute__((noinline)) cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm);
+
+static inline cta_state *cta_get(timing *t, uint32_t cta, uint32_t sm)
 {
-    uint32_t idx = cta & t->cta_mask;
-    cta_state *c = &t->ctas[idx];
+    cta_state *c = &t->ctas[cta & t->cta_mask];
     if (c->gen == t->gen && c->cta == cta)
         return c;
+    return cta_start(t, c, cta, sm);
+}
+
+/* A CTA seen for the first time (cta_get), in its entry c. */
+static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
+{
+    uint32_t idx = (uint32_t)(c - t->ctas);
     uint32_t slots = t->info.ctas_per_sm < t->cfg.max_ctas_per_sm ? t->info.ctas_per_sm : t->cfg.max_ctas_per_sm;
     size_t base = (size_t)sm * t->cfg.max_ctas_per_sm;
     const uint64_t *ends = &t->slot_end[base]; /* 0 for a slot never taken in this kernel */
@@ -637,7 +651,10 @@ static void cta_ran_until(timing *t, cta_state *c, uint64_t v)
         t->slot_end[c->slot] = v;
 }
 
-static warp_state *warp_get(timing *t, uint32_t cta, uint32_t warp, cta_state **cp, uint32_t sm)
+static __attribute__((noinline)) warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t warp,
+                                                        const cta_state *c);
+
+static inline warp_state *warp_get(timing *t, uint32_t cta, uint32_t warp, cta_state **cp, uint32_t sm)
 {
     cta_state *c = cta_get(t, cta, sm);
     *cp = c;
@@ -645,6 +662,12 @@ static warp_state *warp_get(timing *t, uint32_t cta, uint32_t warp, cta_state **
     warp_state *w = &t->warps[idx];
     if (w->gen == t->gen && w->cta == cta && w->warp == warp)
         return w;
+    return warp_start(t, w, cta, warp, c);
+}
+
+/* A warp seen for the first time in this kernel (warp_get), in its entry w. */
+static warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t warp, const cta_state *c)
+{
     /* the first line only: no load is pending, so pend_ready is not read */
     memset(w, 0, offsetof(warp_state, pend_ready));
     w->gen = t->gen;
@@ -657,13 +680,22 @@ static warp_state *warp_get(timing *t, uint32_t cta, uint32_t warp, cta_state **
 }
 
 /* The PC table index of pc: usually the entry after the warp's last one. */
-static uint32_t pc_index(const timing *t, const warp_state *w, uint32_t pc)
+static uint32_t pc_index(timing *t, const warp_state *w, uint32_t pc)
 {
     const trace_kernel *k = t->k;
-    if (w->pc_idx != UINT32_MAX && w->pc_idx + 1u < k->n_pcs && k->pcs[w->pc_idx + 1u].pc == pc)
-        return w->pc_idx + 1u;
+    uint32_t i = w->pc_idx;
+    if (i != UINT32_MAX) {
+        if (i + 1u < k->n_pcs && k->pcs[i + 1u].pc == pc)
+            return i + 1u;
+        uint32_t j = t->pc_next[i]; /* a loop's back edge: where the last warp went from i */
+        if (j != UINT32_MAX && k->pcs[j].pc == pc)
+            return j;
+    }
     const trace_pc_info *p = trace_kernel_find_pc(k, pc);
-    return p ? (uint32_t)(p - k->pcs) : UINT32_MAX;
+    uint32_t r = p ? (uint32_t)(p - k->pcs) : UINT32_MAX;
+    if (i != UINT32_MAX)
+        t->pc_next[i] = r;
+    return r;
 }
 
 static void wait_all(warp_state *w, uint64_t *at)
@@ -752,8 +784,7 @@ static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, ui
     w->started = true;
     w->last_pc = pc;
     w->clock = at + 1u;
-    cta_ran_until(t, c, w->clock);
-    return at;
+    return at; /* the caller tells the CTA it ran until w->clock (cta_ran_until) */
 }
 
 /* ---- L2 ------------------------------------------------------------------------- */
@@ -848,7 +879,8 @@ static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t
         ret = max64(ret, d + t->dram_out + back);
     }
     if (e && sectors) { /* this read now waits for its slice: later ones may merge */
-        uint64_t own = cal_cycles(&t->slice[si], sectors);
+        const cal *sc = &t->slice[si];
+        uint64_t own = sc->cycles && sectors <= sc->cap ? sc->cycles[sectors] : cal_cycles(sc, sectors);
         *e = (lrc_entry){.line = r->line, .arrive = arrive, .start = served - own, .ret = ret,
                          .mask = r->sector_mask, .valid = true};
     }
@@ -968,6 +1000,7 @@ void timing_barrier(timing *t, const trace_barrier *b)
     warp_state *w = warp_get(t, b->cta, b->warp, &c, sm);
     w->pc_idx = pc_index(t, w, b->pc);
     uint64_t at = issue_to(t, w, c, sm, b->pc, NULL, false, 0);
+    cta_ran_until(t, c, w->clock);
     uint32_t g = w->bar_gen, s = g & 1u;
     if (c->bar_id[s] != g || c->bar_count[s] == 0) {
         c->bar_id[s] = g;
