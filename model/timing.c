@@ -267,29 +267,30 @@ _Static_assert(sizeof(warp_state) == 128, "warp_state: two cache lines");
 #define LINE_BYTES 64u
 #define HUGE_BYTES ((size_t)2 << 20)
 
-/* count x size zeroed bytes starting on a cache line, for free(). The warp,
- * CTA and calendar tables (megabytes, read at random: each record's warp and
- * CTA entries are usually in other pages than the last record's) get huge
- * pages where the system has them, so that the prefetches of their entries do
- * not each wait for a page walk; the memory is the same either way. */
-static void *xcalloc_lines(size_t count, size_t size)
+/* count x size zeroed bytes starting on a cache line; *raw is what to free.
+ * The warp, CTA and calendar tables (megabytes, read at random: each record's
+ * warp and CTA entries are usually in other pages than the last record's) get
+ * huge pages where the system has them, so that the prefetches of their
+ * entries do not each wait for a page walk; the memory is the same either
+ * way. calloc, not memset: a big calloc is fresh zero pages, touched only
+ * where used. */
+static void *xcalloc_lines(size_t count, size_t size, void **raw)
 {
     size_t n = count * size;
     size_t a = LINE_BYTES;
 #ifdef MADV_HUGEPAGE
-    if (n >= HUGE_BYTES)
+    if (n >= HUGE_BYTES / 2u) { /* half a huge page or more: whole huge pages */
         a = HUGE_BYTES;
+        n = (n + HUGE_BYTES - 1u) & ~(HUGE_BYTES - 1u);
+    }
 #endif
-    size_t rounded = (n + a - 1u) & ~(a - 1u);
-    void *p = NULL;
-    if (posix_memalign(&p, a, rounded) != 0) /* only for lack of memory */
-        return xcalloc(1, n); /* aborts like any allocation */
+    *raw = xcalloc(n + a, 1);
+    uintptr_t p = ((uintptr_t)*raw + a - 1u) & ~(uintptr_t)(a - 1u);
 #ifdef MADV_HUGEPAGE
     if (a == HUGE_BYTES)
-        (void)madvise(p, rounded, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+        (void)madvise((void *)p, n, MADV_HUGEPAGE); /* a hint: failure changes nothing */
 #endif
-    memset(p, 0, n);
-    return p;
+    return (void *)p;
 }
 
 typedef struct cta_state {
@@ -357,6 +358,7 @@ struct timing {
     uint64_t *slot_end;       /* [same]: its occupant's end, kept with cta_state.end so that
                                * choosing a slot reads one small array, not 32 CTA entries */
     warp_state *warps;        /* line-aligned */
+    void *warps_raw, *ctas_raw, *smcal_raw, *slice_raw, *cal_raw; /* what to free */
     uint32_t warp_mask;
     cta_state *ctas;
     uint32_t cta_mask;
@@ -439,9 +441,9 @@ timing *timing_create(const cfg_gpu *c)
     size_t n_sm_cal = (size_t)n_sm * t->sm_cals;
     size_t bytes = n_sm_cal * cal_bin_bytes(CAL_BIN) + c->l2_slices * cal_bin_bytes(slice_cap) +
                    cal_bin_bytes(dram_cap);
-    t->cal_storage = xcalloc_lines(bytes, 1);
-    t->smcal = xcalloc_lines(n_sm_cal, sizeof *t->smcal);
-    t->slice = xcalloc_lines(c->l2_slices, sizeof *t->slice);
+    t->cal_storage = xcalloc_lines(bytes, 1, &t->cal_raw);
+    t->smcal = xcalloc_lines(n_sm_cal, sizeof *t->smcal, &t->smcal_raw);
+    t->slice = xcalloc_lines(c->l2_slices, sizeof *t->slice, &t->slice_raw);
     uint8_t *p = t->cal_storage; /* each calendar's bins: a multiple of 4 bytes, so words stay aligned */
     /* one instruction, tag wavefront or data wavefront per cycle */
     for (size_t i = 0; i < n_sm_cal; i++, p += cal_bin_bytes(CAL_BIN))
@@ -456,10 +458,10 @@ timing *timing_create(const cfg_gpu *c)
     /* four times what can be resident, so that a CTA still live in the replay
      * is not displaced by a later one that maps to the same entry */
     uint32_t n_warps = pow2_at_least(4ull * n_sm * (c->max_threads_per_sm / 32u));
-    t->warps = xcalloc_lines(n_warps, sizeof *t->warps);
+    t->warps = xcalloc_lines(n_warps, sizeof *t->warps, &t->warps_raw);
     t->warp_mask = n_warps - 1u;
     uint32_t n_ctas = pow2_at_least(4ull * n_sm * c->max_ctas_per_sm);
-    t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas);
+    t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas, &t->ctas_raw);
     t->cta_mask = n_ctas - 1u;
     return t;
 }
@@ -468,16 +470,16 @@ void timing_destroy(timing *t)
 {
     if (!t)
         return;
-    free(t->cal_storage);
-    free(t->smcal);
-    free(t->slice);
+    free(t->cal_raw);
+    free(t->smcal_raw);
+    free(t->slice_raw);
     free(t->slices);
     free(t->sms);
     free(t->sm_slots);
     free(t->slot_end);
     free(t->sm_part);
-    free(t->warps);
-    free(t->ctas);
+    free(t->warps_raw);
+    free(t->ctas_raw);
     free(t->pcs);
     free(t->pc_next);
     free(t);
