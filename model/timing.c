@@ -32,8 +32,8 @@ typedef struct cal {
      * SM's issue slots, tag and data stages, 32 a bin, and slices of up to
      * 7 units a cycle), four times smaller in the CPU's caches; else words */
     void *bins;
-    /* bins in bytes: [0..cap] ceil(units / rate), the table cal_book reads;
-     * NULL when the bins are words */
+    /* [0..cap] ceil(units / rate) (at most CAL_BIN), the table cal_book reads;
+     * NULL when cap > CAL_TABLE_MAX (then every booking takes the loop) */
     const uint8_t *cycles;
     uint64_t lo;    /* first bin of the window */
     /* [full_lo, full_hi): bins known to be full, so that a booking behind a
@@ -42,7 +42,8 @@ typedef struct cal {
     uint64_t full_lo, full_hi;
     uint64_t inv;   /* floor(2^64 / cap) + 1: divides by cap with a multiply */
     uint32_t cap;   /* units per bin = rate x CAL_BIN */
-    uint32_t fast_max; /* cap when cal_cycles_small holds for it, else 0 (cal_book's fast case) */
+    uint32_t fast_max; /* cap when there is a cycles table, else 0 (cal_book's fast case) */
+    bool narrow;    /* bins in bytes (cal_narrow), else words */
     bool dirty;     /* something was booked since the last clear */
 } cal;
 /* one cache line a calendar: a record books three of its SM's, and the
@@ -50,6 +51,7 @@ typedef struct cal {
 _Static_assert(sizeof(cal) == 64, "cal: one cache line");
 
 #define CAL_NARROW_MAX 255u /* the largest cap kept in bytes */
+#define CAL_TABLE_MAX 4095u /* the largest cap with a cycles table (DRAM's is 1,460 on the H200) */
 
 /* ceil(x / cap): the hot path books several calendars per record, and a
  * 64-bit division costs tens of cycles. For x < 2^32, floor(x * inv / 2^64)
@@ -80,39 +82,40 @@ static size_t cal_bin_bytes(uint32_t cap)
     return CAL_BINS * (cal_narrow(cap ? cap : 1u) ? sizeof(uint8_t) : sizeof(uint32_t));
 }
 
-/* cycles: for bins in bytes (cal_narrow(cap)), a table of CAL_NARROW_MAX + 1
- * entries that cal_init fills (calendars of one cap may share one). */
+/* cycles: a table of CAL_TABLE_MAX + 1 entries that cal_init fills
+ * (calendars of one cap may share one). */
 static void cal_init(cal *c, void *storage, uint32_t cap, uint8_t *cycles)
 {
     c->lo = 0;
     c->cap = cap ? cap : 1u;
     c->inv = UINT64_MAX / c->cap + 1u;
     c->bins = storage;
-    if (cal_narrow(c->cap)) {
+    c->narrow = cal_narrow(c->cap);
+    if (c->cap <= CAL_TABLE_MAX) {
         for (uint32_t u = 0; u <= c->cap; u++)
-            cycles[u] = (uint8_t)cal_cycles(c, u);
+            cycles[u] = (uint8_t)cal_cycles(c, u); /* <= CAL_BIN */
         c->cycles = cycles;
+        c->fast_max = c->cap;
     }
-    c->fast_max = c->cap < (1u << 26) ? c->cap : 0;
 }
 
 static void cal_clear(cal *c)
 {
     if (c->dirty) /* most of a GPU's calendars stay empty in a small kernel */
-        memset(c->bins, 0, CAL_BINS * (c->cycles ? sizeof(uint8_t) : sizeof(uint32_t)));
+        memset(c->bins, 0, CAL_BINS * (c->narrow ? sizeof(uint8_t) : sizeof(uint32_t)));
     c->lo = c->full_lo = c->full_hi = 0;
     c->dirty = false;
 }
 
 static inline uint32_t bin_get(const cal *c, uint64_t b)
 {
-    return c->cycles ? ((const uint8_t *)c->bins)[b & (CAL_BINS - 1u)]
+    return c->narrow ? ((const uint8_t *)c->bins)[b & (CAL_BINS - 1u)]
                      : ((const uint32_t *)c->bins)[b & (CAL_BINS - 1u)];
 }
 
 static inline void bin_set(cal *c, uint64_t b, uint32_t v)
 {
-    if (c->cycles)
+    if (c->narrow)
         ((uint8_t *)c->bins)[b & (CAL_BINS - 1u)] = (uint8_t)v;
     else
         ((uint32_t *)c->bins)[b & (CAL_BINS - 1u)] = v;
@@ -171,15 +174,6 @@ static __attribute__((noinline)) uint64_t cal_book_slow(cal *c, uint64_t t, uint
     return fill > t + own ? fill : t + own;
 }
 
-/* ceil(units / rate) for units <= cap < 2^26 (so x < 2^32): cal_cycles
- * without its branches. */
-static inline uint64_t cal_cycles_small(const cal *c, uint64_t units)
-{
-    uint64_t x = units * CAL_BIN + c->cap - 1u;
-    uint64_t hi = c->inv >> 32, lo = c->inv & 0xffffffffu;
-    return (x * hi + ((x * lo) >> 32)) >> 32;
-}
-
 /* Book n units at time t; returns when the last of them is served. Nearly
  * every booking fits in one bin: t's, or behind a queue the first bin after
  * the full run t falls in. That case is done here, inline, with the same
@@ -191,25 +185,23 @@ static inline __attribute__((always_inline)) uint64_t cal_book(cal *c, uint64_t 
     if (b - c->full_lo < c->full_hi - c->full_lo) /* in the full run */
         b = c->full_hi;
     if (n - 1u < c->fast_max && b - c->lo < CAL_BINS) { /* 1 <= n <= cap, b in the window */
-        uint64_t fill, alone;
-        if (c->cycles) { /* bins in bytes, cycles from the table */
+        uint64_t v;
+        if (c->narrow) {
             uint8_t *u = &((uint8_t *)c->bins)[b & (CAL_BINS - 1u)];
-            uint64_t v = *u + n;
+            v = *u + n;
             if (v > c->cap)
                 return cal_book_slow(c, t, n);
             *u = (uint8_t)v;
-            fill = (b << CAL_BIN_SHIFT) + c->cycles[v];
-            alone = t + c->cycles[n];
         } else {
             uint32_t *u = &((uint32_t *)c->bins)[b & (CAL_BINS - 1u)];
-            uint64_t v = *u + n;
+            v = *u + n;
             if (v > c->cap)
                 return cal_book_slow(c, t, n);
             *u = (uint32_t)v;
-            fill = (b << CAL_BIN_SHIFT) + cal_cycles_small(c, v);
-            alone = t + cal_cycles_small(c, n);
         }
         c->dirty = true;
+        uint64_t fill = (b << CAL_BIN_SHIFT) + c->cycles[v];
+        uint64_t alone = t + c->cycles[n];
         return fill > alone ? fill : alone;
     }
     return cal_book_slow(c, t, n);
@@ -348,9 +340,8 @@ struct timing {
     uint32_t sm_cals;         /* smsps + 2 */
     uint32_t smsp_mask;       /* smsps - 1 when smsps is a power of two, else 0 (then warp % smsps) */
     cal *slice;   /* [slices] */
-    uint8_t slice_cycles[CAL_NARROW_MAX + 1u]; /* their cycles table when their bins are bytes */
-    uint8_t unit_cycles[CAL_NARROW_MAX + 1u];  /* the SM's calendars' (one unit a cycle) */
-    uint8_t dram_cycles[CAL_NARROW_MAX + 1u];  /* DRAM's, when its bins are bytes */
+    /* the calendars' cycles tables: the SMs' (one unit a cycle), the slices', DRAM's */
+    uint8_t unit_cycles[CAL_TABLE_MAX + 1u], slice_cycles[CAL_TABLE_MAX + 1u], dram_cycles[CAL_TABLE_MAX + 1u];
     cal dram;
     slice_state *slices;
     sm_state *sms;
