@@ -810,7 +810,8 @@ static inline l2_place place_of(const timing *t, uint64_t line)
 
 /* One request from SM sm leaving L1 at t1; returns when its data (or its
  * acknowledgement) is back at the SM. */
-static uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r, uint64_t t1)
+static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r,
+                                                                 uint64_t t1)
 {
     bool read = r->op == GPU_L2_READ;
     l2_place pl = place_of(t, r->line);
