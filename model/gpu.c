@@ -792,6 +792,8 @@ uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
 {
     if (!g->in_kernel)
         return 0;
+    if (g->observing && g->obs.prefetch)
+        g->obs.prefetch(g->obs.ctx, m);
     wcomb_prefetch(g->wc, m->cta, m->warp);
     if (m->space != TRACE_SPACE_GLOBAL || m->active_mask == 0)
         return 0; /* shared: no tags; local: a few lines of the warp's own region */

@@ -468,6 +468,71 @@ START_TEST(read_ahead_changes_no_count)
 }
 END_TEST
 
+/* ---- the observer's prefetch event --------------------------------------------- */
+
+typedef struct seen {
+    int records, prefetches;
+    const trace_mem *last;
+} seen;
+
+static void seen_record(void *ctx, const gpu_event *e)
+{
+    (void)e;
+    ((seen *)ctx)->records++;
+}
+
+static void seen_prefetch(void *ctx, const trace_mem *m)
+{
+    seen *s = ctx;
+    s->prefetches++;
+    s->last = m;
+}
+
+/* gpu_prefetch tells the observer of every record it announces, inside a
+ * kernel only, and announcing changes no count. */
+START_TEST(observer_sees_each_prefetch)
+{
+    cfg_gpu cfg;
+    err_info err = {{0}};
+    ck_assert_msg(cfg_load("configs/h200.ini", &cfg, &err) == 0, "%s", err.msg);
+    trace_kernel k;
+    trace_kernel_init(&k);
+    k.name = k.demangled = (char *)"k";
+    k.grid[0] = 4, k.grid[1] = k.grid[2] = 1;
+    k.block[0] = 256, k.block[1] = k.block[2] = 1;
+    stats with, without;
+    for (int pass = 0; pass < 2; pass++) {
+        gpu *g = gpu_create(&cfg);
+        seen sn = {0};
+        gpu_observer o = {.record = seen_record, .prefetch = pass ? seen_prefetch : NULL, .ctx = &sn};
+        gpu_set_observer(g, &o);
+        trace_mem m = {0};
+        m.kind = TRACE_KIND_LD, m.size_bytes = 4, m.active_mask = TRACE_FULL_MASK;
+        ck_assert_uint_eq(gpu_prefetch(g, &m), 0); /* before the kernel: nothing */
+        ck_assert_int_eq(sn.prefetches, 0);
+        ck_assert_msg(gpu_kernel_begin(g, &k, 0, &err) == 0, "%s", err.msg);
+        for (int i = 0; i < 40; i++) {
+            m.cta = (uint32_t)(i % 4), m.warp = (uint32_t)(i % 8);
+            m.kind = i % 3 == 2 ? TRACE_KIND_ST : TRACE_KIND_LD;
+            m.space = i % 5 == 4 ? TRACE_SPACE_SHARED : TRACE_SPACE_GLOBAL;
+            for (int l = 0; l < TRACE_WARP_LANES; l++)
+                m.addr[l] = (m.space == TRACE_SPACE_SHARED ? 0 : 0x7f0000000000ull) +
+                            (uint64_t)(i * 128 + l * 4);
+            gpu_prefetch(g, &m);
+            gpu_mem(g, &m);
+            if (pass)
+                ck_assert_ptr_eq(sn.last, &m);
+        }
+        ck_assert_int_eq(sn.records, 40);
+        ck_assert_int_eq(sn.prefetches, pass ? 40 : 0);
+        gpu_kernel_end(g, pass ? &with : &without);
+        gpu_destroy(g);
+    }
+    for (int i = 0; i < STAT_COUNT; i++)
+        ck_assert_uint_eq(with.v[i], without.v[i]);
+}
+END_TEST
+
 Suite *fastpath_suite(void)
 {
     Suite *s = suite_create("fastpath");
@@ -481,6 +546,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, validate_limits_equals_validate);
     tcase_add_test(tc, read_ahead_changes_no_count);
+    tcase_add_test(tc, observer_sees_each_prefetch);
     suite_add_tcase(s, tc);
     return s;
 }
