@@ -15,6 +15,7 @@
 #include "cfg.h"
 #include "coal.h"
 #include "gpu.h"
+#include "l2.h"
 #include "replay.h"
 #include "smem.h"
 #include "suites.h"
@@ -383,6 +384,59 @@ START_TEST(gpu_mem_strided_equals_gpu_mem)
 }
 END_TEST
 
+/* The L2's placement memo (filled by the hints) gives the same counts as no
+ * hints: random reads, writes and atomics over lines that collide in the
+ * memo, each announced (or not) a few requests before. */
+START_TEST(l2_hints_change_no_count)
+{
+    cfg_gpu cfg;
+    err_info err = {{0}};
+    ck_assert_msg(cfg_load("configs/h200.ini", &cfg, &err) == 0, "%s", err.msg);
+    cfg.l2_sets_per_slice = 4; /* small: evictions, write-backs */
+    l2 *hinted = l2_create(&cfg), *plain = l2_create(&cfg);
+    stats a, b;
+    stats_clear(&a);
+    stats_clear(&b);
+    uint64_t seed = 99;
+    uint64_t ahead[8] = {0};
+    for (int rep = 0; rep < 200000; rep++) {
+        uint64_t x = next_rand(&seed);
+        /* lines 256 apart share a memo slot; a few hundred lines in all */
+        uint64_t line = (x % 8u) * 256u + (x >> 3) % 64u + ((x >> 9) % 4u) * 0x100000u;
+        uint32_t part = (uint32_t)((x >> 12) % 2u), mask = (uint32_t)((x >> 13) % 15u) + 1u;
+        ahead[rep % 8] = line;
+        if ((x >> 20) % 3u) /* announce this one, or another of the last few */
+            l2_prefetch_read(hinted, part, ahead[(x >> 22) % 8u]);
+        else
+            l2_prefetch(hinted, ahead[(x >> 22) % 8u]);
+        uint32_t bytes[4] = {0xffffffffu, 0x0000ffffu, 0xffffffffu, 0xff00u};
+        switch ((x >> 25) % 4u) {
+        case 0:
+        case 1:
+            l2_read(hinted, part, line, mask, &a);
+            l2_read(plain, part, line, mask, &b);
+            break;
+        case 2:
+            l2_write(hinted, part, line, mask, bytes, &a);
+            l2_write(plain, part, line, mask, bytes, &b);
+            break;
+        default:
+            l2_atomic(hinted, part, line, mask, (x >> 27) & 1u, &a);
+            l2_atomic(plain, part, line, mask, (x >> 27) & 1u, &b);
+            break;
+        }
+    }
+    for (int i = 0; i < STAT_COUNT; i++)
+        ck_assert_msg(a.v[i] == b.v[i], "%s %llu, expected %llu", stat_name((stat_id)i),
+                      (unsigned long long)a.v[i], (unsigned long long)b.v[i]);
+    ck_assert_uint_gt(a.v[STAT_DRAM_SECT_WRITE], 1000);
+    for (uint32_t p = 0; p < 2; p++)
+        ck_assert_uint_eq(l2_count_lines(hinted, p), l2_count_lines(plain, p));
+    l2_destroy(hinted);
+    l2_destroy(plain);
+}
+END_TEST
+
 /* ---- coal_run's hashed line search equals a linear search ---------------------- */
 
 /* coal_run as it was: every new line compared with every line before it. */
@@ -690,6 +744,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, validate_limits_equals_validate);
     tcase_add_test(tc, validate_strided_equals_validate);
     tcase_add_test(tc, gpu_mem_strided_equals_gpu_mem);
+    tcase_add_test(tc, l2_hints_change_no_count);
     tcase_add_test(tc, read_ahead_changes_no_count);
     tcase_add_test(tc, observer_sees_each_prefetch);
     suite_add_tcase(s, tc);
