@@ -21,6 +21,8 @@
 
 #define CFG_NAME_BYTES 128
 #define CFG_MAX_CARVEOUTS 16
+#define CFG_MAX_SMS 1024   /* gpu.sm_count's bound */
+#define CFG_MAX_GPCS 36    /* a GPC map's digits: 0-9, a-z */
 
 typedef enum cfg_set_index {
     CFG_INDEX_LINEAR, /* set = line number mod sets */
@@ -105,6 +107,10 @@ typedef struct cfg_gpu {
     uint32_t t_l2_clock_permille;    /* L2 cycles per 1000 SM cycles */
     uint32_t t_dram_bytes_per_cycle; /* whole GPU */
     uint32_t t_l2_atomic_same_line_mcycles; /* thousandths of a cycle per same-line atomic */
+    /* the L2 request coalescer (model/lrc.h): GPC of each SM; none (0 SMs): no LRC */
+    uint32_t t_n_sm_gpc;             /* 0 or sm_count */
+    uint8_t t_sm_gpc[CFG_MAX_SMS];
+    uint32_t t_lrc_window_cycles;    /* an identical read still merges this long after the data came back */
 } cfg_gpu;
 
 /* Load path into *out (keys left out take their defaults) and validate it.
@@ -121,7 +127,7 @@ const char *cfg_key_name(size_t i);   /* "section.key", e.g. "l1.sets" */
 const char *cfg_key_unit(size_t i);   /* "" when unitless */
 const char *cfg_key_help(size_t i);
 const char *cfg_key_default(size_t i); /* NULL when the key is required */
-const char *cfg_key_type(size_t i);   /* "uint", "uint64", "bool", "enum", "string", "X.Y", "list of uint" */
+const char *cfg_key_type(size_t i);   /* "uint", "uint64", "bool", "enum", "string", "X.Y", "list of uint", "GPC map" */
 /* The values key i accepts, as text: "1..1024", "32", "linear|xor", "true|false",
  * "1..16 values, each 0..1024", "1..127 characters", "1.0..99.9". */
 void cfg_key_bounds(size_t i, char *buf, size_t n);

@@ -544,7 +544,7 @@ START_TEST(defaults_fill_keys_left_out)
     size_t with_default = 0;
     for (size_t i = 0; i < cfg_key_count(); i++)
         with_default += cfg_key_default(i) != NULL;
-    ck_assert_uint_eq(with_default, 10);
+    ck_assert_uint_eq(with_default, 12); /* 10 + timing.sm_gpc and timing.lrc_window_cycles */
 }
 END_TEST
 
@@ -637,7 +637,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 45); /* 32 + the 13 of the optional [timing] */
+    ck_assert_uint_eq(cfg_key_count(), 47); /* 32 + the 15 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');
