@@ -837,11 +837,34 @@ static int check_config(const cfg_gpu *c, const cfg_origin *o, err_info *err)
                         c->max_threads_per_sm);
     if (check_l1_and_shared(c, o, err) || check_l2(c, o, err))
         return -1;
-    if (c->timing && c->t_n_sm_gpc != 0 && c->t_n_sm_gpc != c->sm_count)
-        return key_fail(err, o, KEY_timing_sm_gpc,
+    if (c->n_sm_gpc != 0 && c->n_sm_gpc != c->sm_count)
+        return key_fail(err, o, KEY_gpu_sm_gpc,
                         "expected one GPC per SM, gpu.sm_count = %" PRIu32 ", got %" PRIu32,
-                        c->sm_count, c->t_n_sm_gpc);
+                        c->sm_count, c->n_sm_gpc);
+    if (c->l2_n_gpc_partition != 0) {
+        if (c->n_sm_gpc == 0)
+            return key_fail(err, o, KEY_l2_gpc_partition, "expected gpu.sm_gpc as well (a GPC map)");
+        for (uint32_t s = 0; s < c->n_sm_gpc; s++)
+            if (c->sm_gpc[s] >= c->l2_n_gpc_partition)
+                return key_fail(err, o, KEY_l2_gpc_partition,
+                                "expected a partition for every GPC of gpu.sm_gpc, got %" PRIu32
+                                " (SM %" PRIu32 " is in GPC %u)",
+                                c->l2_n_gpc_partition, s, (unsigned)c->sm_gpc[s]);
+        for (uint32_t g = 0; g < c->l2_n_gpc_partition; g++)
+            if (c->l2_gpc_partition[g] >= c->l2_partitions)
+                return key_fail(err, o, KEY_l2_gpc_partition,
+                                "expected partitions below l2.partitions = %" PRIu32
+                                ", got %u for GPC %" PRIu32,
+                                c->l2_partitions, (unsigned)c->l2_gpc_partition[g], g);
+    }
     return 0;
+}
+
+uint32_t cfg_partition_of_sm(const cfg_gpu *c, uint32_t sm)
+{
+    if (c->l2_n_gpc_partition != 0 && sm < c->n_sm_gpc)
+        return c->l2_gpc_partition[c->sm_gpc[sm]];
+    return sm % c->l2_partitions;
 }
 
 int cfg_validate(const cfg_gpu *c, err_info *err)

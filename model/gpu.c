@@ -158,7 +158,7 @@ gpu *gpu_create(const cfg_gpu *c)
     g->l2 = l2_create(c);
     g->sm_partition = xcalloc(c->sm_count, sizeof *g->sm_partition);
     for (uint32_t s = 0; s < c->sm_count; s++)
-        g->sm_partition[s] = l2_partition_of_sm(g->l2, s);
+        g->sm_partition[s] = cfg_partition_of_sm(c, s);
     g->wc = wcomb_create(send_store_line, g);
     return g;
 }

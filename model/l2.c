@@ -88,10 +88,6 @@ void l2_clear(l2 *c)
         cache_reset(c->part[p], cache_ways(c->part[p]));
 }
 
-uint32_t l2_partition_of_sm(const l2 *c, uint32_t sm)
-{
-    return sm % c->partitions;
-}
 
 /* splitmix64's finaliser: every bit of the granule number moves every bit
  * of the result, so neighbouring granules spread over slices and partitions. */

@@ -50,7 +50,6 @@ void l2_destroy(l2 *c);
 /* Empty every partition; dirty data is dropped, uncounted. */
 void l2_clear(l2 *c);
 
-uint32_t l2_partition_of_sm(const l2 *c, uint32_t sm);
 uint32_t l2_home_partition(const l2 *c, uint64_t line);
 
 /* A read request from an SM of partition part for the sectors of line in

@@ -202,7 +202,7 @@ struct timing {
     uint32_t q_head, q_len;
     uint32_t smsps, partitions, slices_per_partition;
     uint32_t lookup_units;    /* slice units one lookup holds: one L2 cycle */
-    uint8_t *sm_part;         /* [sm_count] the SM's near partition, sm mod partitions */
+    uint8_t *sm_part;         /* [sm_count] the SM's near partition (cfg_partition_of_sm) */
     /* calendars: per SM smsps issue + tag + data; per slice; DRAM */
     uint32_t *cal_storage;
     cal *issue;   /* [sm_count * smsps] */
@@ -261,7 +261,7 @@ timing *timing_create(const cfg_gpu *c)
     t->q_l2 = xcalloc((size_t)QUEUE * GPU_OBS_MAX_L2, sizeof *t->q_l2);
     t->sm_part = xcalloc(c->sm_count, sizeof *t->sm_part);
     for (uint32_t i = 0; i < c->sm_count; i++)
-        t->sm_part[i] = (uint8_t)(i % c->l2_partitions);
+        t->sm_part[i] = (uint8_t)cfg_partition_of_sm(c, i);
     uint32_t n_sm = c->sm_count;
     size_t n_cal = (size_t)n_sm * t->smsps + 2u * n_sm + c->l2_slices + 1u;
     t->cal_storage = xcalloc(n_cal * CAL_BINS, sizeof *t->cal_storage);
@@ -294,8 +294,8 @@ timing *timing_create(const cfg_gpu *c)
     uint32_t n_ctas = pow2_at_least(4ull * n_sm * c->max_ctas_per_sm);
     t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas, &t->ctas_raw);
     t->cta_mask = n_ctas - 1u;
-    if (c->t_n_sm_gpc == n_sm)
-        t->lrc = lrc_create(c->t_sm_gpc, n_sm, c->t_lrc_window_cycles);
+    if (c->n_sm_gpc == n_sm)
+        t->lrc = lrc_create(c->sm_gpc, n_sm, c->t_lrc_window_cycles);
     return t;
 }
 
