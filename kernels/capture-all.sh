@@ -16,7 +16,11 @@
 #
 # usage: kernels/capture-all.sh [--only REGEX] [--budget SECONDS] [--no-build]
 #                               [--no-capture] [--no-ncu] [--no-source]
+#                               [--experiments FILE] [--dest DIR]
 #   --only REGEX   only experiments whose name matches (MANIFEST gets a new section appended)
+#   --experiments FILE  experiments to run instead of kernels/experiments.txt (e.g. a
+#                  kernels/probes/*.exp file: captures for one question)
+#   --dest DIR     where the traces, CSVs and MANIFEST go (default traces/h200)
 #   --budget S     start no new experiment once S seconds have passed (default 540,
 #                  so the run ends inside a 10-minute job; 0 = no limit)
 # Environment: SOURCE_SELECT (ncu options for the source view, e.g. "--set full"),
@@ -26,12 +30,15 @@ set -u -o pipefail
 
 die() { echo "capture-all.sh: $*" >&2; exit 2; }
 
-ONLY="" BUDGET=540 DO_BUILD=1 DO_CAPTURE=1 DO_NCU=1 DO_SOURCE=1
+ONLY="" BUDGET=540 EXPS=kernels/experiments.txt DEST=traces/h200 DO_BUILD=1 DO_CAPTURE=1 DO_NCU=1 DO_SOURCE=1
 while [ $# -gt 0 ]; do
     case $1 in
     --only) [ $# -ge 2 ] || die "--only needs a regular expression"; ONLY=$2; shift 2 ;;
     --budget) [ $# -ge 2 ] && [[ $2 =~ ^[0-9]+$ ]] || die "--budget needs a number of seconds"
         BUDGET=$2; shift 2 ;;
+    --experiments) [ $# -ge 2 ] && [ -f "$2" ] || die "--experiments needs an existing file"
+        EXPS=$2; shift 2 ;;
+    --dest) [ $# -ge 2 ] || die "--dest needs a folder"; DEST=$2; shift 2 ;;
     --no-build) DO_BUILD=0; shift ;;
     --no-capture) DO_CAPTURE=0; shift ;;
     --no-ncu) DO_NCU=0; shift ;;
@@ -43,7 +50,6 @@ done
 
 [ -f kernels/experiments.txt ] && [ -f kernels/metrics.txt ] || die "run me from the repository root"
 
-DEST=traces/h200
 WORK=build/capture-all
 LOGS=$WORK/logs
 REPS=$WORK/reports
@@ -179,7 +185,7 @@ while read -r name prog args; do
     case $name in ''|'#'*) continue ;; esac
     [ -z "$ONLY" ] || [[ $name =~ $ONLY ]] || continue
     NAMES+=("$name"); PROGS+=("$prog"); ARGSS+=("$args")
-done < kernels/experiments.txt
+done < "$EXPS"
 N=${#NAMES[@]}
 [ "$N" -gt 0 ] || die "no experiment matches '${ONLY}'"
 progress "$N experiments; budget ${BUDGET}s (0 = none); outputs in $DEST/"

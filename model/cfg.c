@@ -57,11 +57,12 @@ typedef enum key_type {
     KEY_TYPE_STRING,
     KEY_TYPE_VERSION,
     KEY_TYPE_LIST,
+    KEY_TYPE_GPC_MAP,
     KEY_TYPE_COUNT
 } key_type;
 
 static const char *const key_type_names[KEY_TYPE_COUNT] = {
-    "uint", "uint64", "bool", "enum", "string", "X.Y", "list of uint",
+    "uint", "uint64", "bool", "enum", "string", "X.Y", "list of uint", "GPC map",
 };
 
 /* Enum value names, indexed by the C enum value. */
@@ -116,6 +117,9 @@ typedef struct cfg_key {
 #define CFG_LIST(sec, key, field, count, unit, lo, hi, def, help) \
     KEY_ENTRY(sec, key, KEY_TYPE_LIST, unit, lo, hi, NULL, def, offsetof(cfg_gpu, field), \
               offsetof(cfg_gpu, count), help)
+#define CFG_GPC_MAP(sec, key, field, count, def, help) \
+    KEY_ENTRY(sec, key, KEY_TYPE_GPC_MAP, "", 0, CFG_MAX_GPCS - 1, NULL, def, offsetof(cfg_gpu, field), \
+              offsetof(cfg_gpu, count), help)
 
 static const cfg_key keys[] = {
 #include "cfg_keys.def"
@@ -128,6 +132,7 @@ static const cfg_key keys[] = {
 #undef CFG_STRING
 #undef CFG_VERSION
 #undef CFG_LIST
+#undef CFG_GPC_MAP
 
 /* KEY_l1_sets etc.: the index of each key in keys[], so the checks below name
  * keys by constant and a renamed key is a compile error. */
@@ -139,6 +144,7 @@ enum key_id {
 #define CFG_STRING(sec, key, ...) KEY_##sec##_##key,
 #define CFG_VERSION(sec, key, ...) KEY_##sec##_##key,
 #define CFG_LIST(sec, key, ...) KEY_##sec##_##key,
+#define CFG_GPC_MAP(sec, key, ...) KEY_##sec##_##key,
 #include "cfg_keys.def"
 #undef CFG_UINT
 #undef CFG_U64
@@ -147,6 +153,7 @@ enum key_id {
 #undef CFG_STRING
 #undef CFG_VERSION
 #undef CFG_LIST
+#undef CFG_GPC_MAP
     KEY_COUNT
 };
 _Static_assert(sizeof keys / sizeof keys[0] == KEY_COUNT, "key table");
@@ -267,6 +274,21 @@ static int parse_decimal(const char *s, size_t len, uint64_t *out)
     return overflow;
 }
 
+/* A GPC map's digits: 0-9 then a-z. */
+static int gpc_digit(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'z')
+        return 10 + (ch - 'a');
+    return -1;
+}
+
+static char gpc_char(unsigned g)
+{
+    return (char)(g < 10 ? '0' + g : 'a' + (g - 10));
+}
+
 /* ---- per-key values: parse from text, check, format ---- */
 
 void cfg_key_bounds(size_t i, char *buf, size_t n)
@@ -298,6 +320,9 @@ void cfg_key_bounds(size_t i, char *buf, size_t n)
     case KEY_TYPE_LIST:
         snprintf(buf, n, "1..%d values, each %" PRIu64 "..%" PRIu64, CFG_MAX_CARVEOUTS, k->min,
                  k->max);
+        break;
+    case KEY_TYPE_GPC_MAP:
+        snprintf(buf, n, "none, or one GPC digit 0-9/a-z per SM (spaces between groups allowed)");
         break;
     case KEY_TYPE_COUNT:
         assert(0);
@@ -425,6 +450,34 @@ static int set_value(const cfg_key *k, const char *v, cfg_gpu *c, char *why, siz
         put_u32(c, k->offset2, count);
         return 0;
     }
+    case KEY_TYPE_GPC_MAP: {
+        uint8_t *map = (uint8_t *)c + k->offset;
+        if (strcmp(v, "none") == 0) {
+            put_u32(c, k->offset2, 0);
+            return 0;
+        }
+        uint32_t count = 0;
+        for (const char *p = v; *p; p++) {
+            if (*p == ' ' || *p == '\t')
+                continue;
+            int g = gpc_digit(*p);
+            if (g < 0) {
+                snprintf(why, n, "expected %s, got '%c' at position %zu", bounds, *p, (size_t)(p - v) + 1);
+                return -1;
+            }
+            if (count == CFG_MAX_SMS) {
+                snprintf(why, n, "expected at most %d SMs, got more", CFG_MAX_SMS);
+                return -1;
+            }
+            map[count++] = (uint8_t)g;
+        }
+        if (count == 0) {
+            snprintf(why, n, "expected %s, got \"%s\"", bounds, v);
+            return -1;
+        }
+        put_u32(c, k->offset2, count);
+        return 0;
+    }
     case KEY_TYPE_COUNT:
         break;
     }
@@ -498,6 +551,21 @@ static int check_value(const cfg_key *k, const cfg_gpu *c, char *why, size_t n)
         }
         return 0;
     }
+    case KEY_TYPE_GPC_MAP: {
+        uint32_t count = get_u32(c, k->offset2);
+        const uint8_t *map = (const uint8_t *)c + k->offset;
+        if (count > CFG_MAX_SMS) {
+            snprintf(why, n, "expected at most %d SMs, got %u", CFG_MAX_SMS, count);
+            return -1;
+        }
+        for (uint32_t j = 0; j < count; j++) {
+            if (map[j] > k->max) {
+                snprintf(why, n, "expected GPCs 0..%" PRIu64 ", got %u for SM %u", k->max, map[j], j);
+                return -1;
+            }
+        }
+        return 0;
+    }
     case KEY_TYPE_COUNT:
         break;
     }
@@ -544,6 +612,17 @@ void cfg_key_value(const cfg_gpu *c, size_t i, char *buf, size_t n)
         for (uint32_t j = 0; j < count; j++)
             append(buf, n, &len, "%s%" PRIu32, j ? "," : "",
                    get_u32(c, k->offset + j * sizeof(uint32_t)));
+        break;
+    }
+    case KEY_TYPE_GPC_MAP: {
+        uint32_t count = get_u32(c, k->offset2);
+        const uint8_t *map = (const uint8_t *)c + k->offset;
+        size_t len = 0;
+        buf[0] = '\0';
+        if (count == 0)
+            append(buf, n, &len, "none");
+        for (uint32_t j = 0; j < count && j < CFG_MAX_SMS; j++)
+            append(buf, n, &len, "%s%c", j && j % 16 == 0 ? " " : "", gpc_char(map[j]));
         break;
     }
     case KEY_TYPE_COUNT:
@@ -758,7 +837,34 @@ static int check_config(const cfg_gpu *c, const cfg_origin *o, err_info *err)
                         c->max_threads_per_sm);
     if (check_l1_and_shared(c, o, err) || check_l2(c, o, err))
         return -1;
+    if (c->n_sm_gpc != 0 && c->n_sm_gpc != c->sm_count)
+        return key_fail(err, o, KEY_gpu_sm_gpc,
+                        "expected one GPC per SM, gpu.sm_count = %" PRIu32 ", got %" PRIu32,
+                        c->sm_count, c->n_sm_gpc);
+    if (c->l2_n_gpc_partition != 0) {
+        if (c->n_sm_gpc == 0)
+            return key_fail(err, o, KEY_l2_gpc_partition, "expected gpu.sm_gpc as well (a GPC map)");
+        for (uint32_t s = 0; s < c->n_sm_gpc; s++)
+            if (c->sm_gpc[s] >= c->l2_n_gpc_partition)
+                return key_fail(err, o, KEY_l2_gpc_partition,
+                                "expected a partition for every GPC of gpu.sm_gpc, got %" PRIu32
+                                " (SM %" PRIu32 " is in GPC %u)",
+                                c->l2_n_gpc_partition, s, (unsigned)c->sm_gpc[s]);
+        for (uint32_t g = 0; g < c->l2_n_gpc_partition; g++)
+            if (c->l2_gpc_partition[g] >= c->l2_partitions)
+                return key_fail(err, o, KEY_l2_gpc_partition,
+                                "expected partitions below l2.partitions = %" PRIu32
+                                ", got %u for GPC %" PRIu32,
+                                c->l2_partitions, (unsigned)c->l2_gpc_partition[g], g);
+    }
     return 0;
+}
+
+uint32_t cfg_partition_of_sm(const cfg_gpu *c, uint32_t sm)
+{
+    if (c->l2_n_gpc_partition != 0 && sm < c->n_sm_gpc)
+        return c->l2_gpc_partition[c->sm_gpc[sm]];
+    return sm % c->l2_partitions;
 }
 
 int cfg_validate(const cfg_gpu *c, err_info *err)

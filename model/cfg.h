@@ -21,6 +21,8 @@
 
 #define CFG_NAME_BYTES 128
 #define CFG_MAX_CARVEOUTS 16
+#define CFG_MAX_SMS 1024   /* gpu.sm_count's bound */
+#define CFG_MAX_GPCS 36    /* a GPC map's digits: 0-9, a-z */
 
 typedef enum cfg_set_index {
     CFG_INDEX_LINEAR, /* set = line number mod sets */
@@ -55,6 +57,10 @@ typedef struct cfg_gpu {
     uint32_t max_threads_per_sm;
     uint32_t max_ctas_per_sm;
     uint32_t registers_per_sm;   /* 32-bit registers */
+    /* the GPC of each SM (l2.gpc_partition, the L2 request coalescer of model/lrc.h);
+     * none (0 SMs): no map */
+    uint32_t n_sm_gpc;                /* 0 or sm_count */
+    uint8_t sm_gpc[CFG_MAX_SMS];
 
     /* [l1] L1 data cache of each SM; it shares storage with shared memory. */
     uint32_t l1_line_bytes;
@@ -85,6 +91,8 @@ typedef struct cfg_gpu {
     uint32_t l2_ways;
     cfg_set_index l2_set_index;
     bool l2_ecc;                 /* partial-sector writes make L2 read the sector from DRAM */
+    uint32_t l2_n_gpc_partition; /* 0 (none: SM s in partition s mod partitions) or GPCs mapped */
+    uint8_t l2_gpc_partition[CFG_MAX_SMS]; /* the partition of each GPC (a GPC map's storage) */
 
     /* [sim] */
     bool cold_caches_per_kernel; /* empty L1 and L2 at each kernel start, as ncu --cache-control all */
@@ -105,6 +113,7 @@ typedef struct cfg_gpu {
     uint32_t t_l2_clock_permille;    /* L2 cycles per 1000 SM cycles */
     uint32_t t_dram_bytes_per_cycle; /* whole GPU */
     uint32_t t_l2_atomic_same_line_mcycles; /* thousandths of a cycle per same-line atomic */
+    uint32_t t_lrc_window_cycles;    /* an identical read still merges this long after the data came back */
 } cfg_gpu;
 
 /* Load path into *out (keys left out take their defaults) and validate it.
@@ -115,13 +124,18 @@ int cfg_load(const char *path, cfg_gpu *out, err_info *err);
 /* Check values and their consistency. Returns 0, or -1 naming the key. */
 int cfg_validate(const cfg_gpu *c, err_info *err);
 
+/* The L2 partition near SM sm: its GPC's (gpu.sm_gpc, l2.gpc_partition), or
+ * sm mod l2.partitions without those maps. The one rule, for the model and
+ * the timing layer. */
+uint32_t cfg_partition_of_sm(const cfg_gpu *c, uint32_t sm);
+
 /* The keys, in table order, for dumping the effective config and for docs. */
 size_t cfg_key_count(void);
 const char *cfg_key_name(size_t i);   /* "section.key", e.g. "l1.sets" */
 const char *cfg_key_unit(size_t i);   /* "" when unitless */
 const char *cfg_key_help(size_t i);
 const char *cfg_key_default(size_t i); /* NULL when the key is required */
-const char *cfg_key_type(size_t i);   /* "uint", "uint64", "bool", "enum", "string", "X.Y", "list of uint" */
+const char *cfg_key_type(size_t i);   /* "uint", "uint64", "bool", "enum", "string", "X.Y", "list of uint", "GPC map" */
 /* The values key i accepts, as text: "1..1024", "32", "linear|xor", "true|false",
  * "1..16 values, each 0..1024", "1..127 characters", "1.0..99.9". */
 void cfg_key_bounds(size_t i, char *buf, size_t n);

@@ -158,7 +158,7 @@ gpu *gpu_create(const cfg_gpu *c)
     g->l2 = l2_create(c);
     g->sm_partition = xcalloc(c->sm_count, sizeof *g->sm_partition);
     for (uint32_t s = 0; s < c->sm_count; s++)
-        g->sm_partition[s] = l2_partition_of_sm(g->l2, s);
+        g->sm_partition[s] = cfg_partition_of_sm(c, s);
     g->wc = wcomb_create(send_store_line, g);
     return g;
 }
@@ -212,6 +212,22 @@ static bool warp_affine(const trace_mem *m, uint64_t *stride)
 #endif
     *stride = d;
     return true;
+}
+
+/* What is known of a record's lanes: whether they are a whole warp at a
+ * fixed stride, and the stride; or not yet known (gpu_mem: warp_affine finds
+ * out when a path needs it). */
+typedef struct lanes_form {
+    int affine; /* 1: a whole warp at stride; 0: not; -1: not known yet */
+    uint64_t stride;
+} lanes_form;
+
+static inline bool lanes_affine(const trace_mem *m, const lanes_form *f, uint64_t *stride)
+{
+    if (f->affine < 0)
+        return warp_affine(m, stride);
+    *stride = f->stride;
+    return f->affine > 0;
 }
 
 /* ---- per-PC table ------------------------------------------------------------- */
@@ -460,12 +476,12 @@ void gpu_count_instruction(const trace_mem *m, stats *s)
     s->v[by_space[m->space][m->kind]]++;
 }
 
-static void do_shared(gpu *g, const trace_mem *m, stats *s)
+static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, stats *s)
 {
     bool store = m->kind == TRACE_KIND_ST || (m->flags & TRACE_MEM_LDGSTS);
     bool atomic = !store && (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED);
     uint64_t stride = 0;
-    bool affine = !atomic && warp_affine(m, &stride);
+    bool affine = !atomic && lanes_affine(m, form, &stride);
     /* lanes at a stride pair up (l and l^1, or l and l^2, equal) only at stride 0 */
     bool merged = !store && !atomic && g->cfg.smem_load_pairing &&
                   smem_lanes_per_phase(&g->banks, m->size_bytes, false) < 32u &&
@@ -642,7 +658,7 @@ static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     }
 }
 
-static void do_global(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
+static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32_t sm, stats *s)
 {
     if (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED) {
         do_global_atomic(g, m, sm, s);
@@ -650,7 +666,7 @@ static void do_global(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     }
     /* lanes at a fixed stride: closed forms; the per-lane chunks only when needed */
     uint64_t stride = 0;
-    bool affine = warp_affine(m, &stride) &&
+    bool affine = lanes_affine(m, form, &stride) &&
                   coal_affine(&g->geom, m->addr[0], stride, m->size_bytes, TRACE_WARP_LANES, &g->res);
     uint32_t n = 0;
     uint64_t bytes;
@@ -746,7 +762,7 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     }
 }
 
-void gpu_mem(gpu *g, const trace_mem *m)
+static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
 {
     assert(g->in_kernel);
     assert(m->kind < TRACE_KIND_COUNT && m->space < TRACE_SPACE_COUNT && m->active_mask);
@@ -766,10 +782,10 @@ void gpu_mem(gpu *g, const trace_mem *m)
     }
     switch ((trace_space)m->space) {
     case TRACE_SPACE_SHARED:
-        do_shared(g, m, s);
+        do_shared(g, m, form, s);
         break;
     case TRACE_SPACE_GLOBAL:
-        do_global(g, m, sm, s);
+        do_global(g, m, form, sm, s);
         break;
     case TRACE_SPACE_LOCAL:
         do_local(g, m, sm, s);
@@ -786,6 +802,21 @@ void gpu_mem(gpu *g, const trace_mem *m)
                                        s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM] - data_before);
         g->obs.record(g->obs.ctx, &e);
     }
+}
+
+void gpu_mem(gpu *g, const trace_mem *m)
+{
+    const lanes_form unknown = {-1, 0};
+    mem_record(g, m, &unknown);
+}
+
+void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride)
+{
+    /* a whole warp: base is lane 0's address (the closed forms start there) */
+    assert(m->active_mask != TRACE_FULL_MASK || m->addr[0] == base);
+    (void)base;
+    const lanes_form known = {m->active_mask == TRACE_FULL_MASK, stride};
+    mem_record(g, m, &known);
 }
 
 uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)

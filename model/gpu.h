@@ -56,6 +56,11 @@ const gpu_kernel_info *gpu_kernel_info_get(const gpu *g);
 
 /* One record; it must have passed trace_mem_validate() for the current kernel. */
 void gpu_mem(gpu *g, const trace_mem *m);
+/* The same, for a record whose active lanes l all hold base + l * stride
+ * (mod 2^64), as the reader gives them (trace_event.mem_strided): the model
+ * takes the stride as given instead of recovering it from the lanes. Every
+ * count is the same as gpu_mem's. */
+void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride);
 /* A hint that m will be passed to gpu_mem soon (after the records before it):
  * starts loading the tag-array sets and store-combining entry it will touch
  * into the CPU's caches, so that a replay that reads a few records ahead

@@ -10,6 +10,20 @@
 #include "err.h"
 
 #define L2_MAX_PARTITIONS 8u
+#define L2_MEMO_SLOTS 256u /* > the lines a replay announces ahead (64, and a gather) */
+
+/* Where a line lives: its home partition, and its set in each partition's tag array. */
+typedef struct l2_place {
+    uint32_t home; /* partition */
+    uint32_t set;  /* set in each partition's tag array: slice * sets_per_slice + set in slice */
+} l2_place;
+
+/* A line's place as the hint computed it, kept for its request (the place
+ * is a pure function of the line: computing it costs more than this lookup) */
+typedef struct l2_memo {
+    uint64_t line; /* UINT64_MAX: empty (no line number is that high) */
+    l2_place place;
+} l2_memo;
 
 struct l2 {
     uint32_t partitions;
@@ -22,6 +36,7 @@ struct l2 {
     bool ecc;
     cfg_set_index index;
     cache *part[L2_MAX_PARTITIONS]; /* one tag array per partition: slices x sets */
+    l2_memo memo[L2_MEMO_SLOTS];    /* direct-mapped by the line's low bits */
 };
 
 static uint32_t log2_exact(uint32_t v)
@@ -53,6 +68,8 @@ l2 *l2_create(const cfg_gpu *c)
     for (uint32_t p = 0; p < l->partitions; p++)
         l->part[p] = cache_create(sets, c->l2_ways, l->sectors_per_line, c->l2_sector_bytes,
                                   CFG_INDEX_LINEAR);
+    for (uint32_t i = 0; i < L2_MEMO_SLOTS; i++)
+        l->memo[i].line = UINT64_MAX;
     return l;
 }
 
@@ -71,10 +88,6 @@ void l2_clear(l2 *c)
         cache_reset(c->part[p], cache_ways(c->part[p]));
 }
 
-uint32_t l2_partition_of_sm(const l2 *c, uint32_t sm)
-{
-    return sm % c->partitions;
-}
 
 /* splitmix64's finaliser: every bit of the granule number moves every bit
  * of the result, so neighbouring granules spread over slices and partitions. */
@@ -89,11 +102,6 @@ static inline uint64_t mix64(uint64_t z)
     return z;
 }
 
-typedef struct l2_place {
-    uint32_t home; /* partition */
-    uint32_t set;  /* set in each partition's tag array: slice * sets_per_slice + set in slice */
-} l2_place;
-
 static inline l2_place place_of(const l2 *c, uint64_t line)
 {
     uint64_t h = mix64(line >> L2_GRANULE_LINES_SHIFT);
@@ -103,6 +111,26 @@ static inline l2_place place_of(const l2 *c, uint64_t line)
     uint32_t slice = (uint32_t)(((h >> 32) * c->slices_per_partition) >> 32);
     p.set = slice * c->sets_per_slice + cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
     return p;
+}
+
+/* place_of, from the memo when a hint just computed it. */
+static inline l2_place place_get(const l2 *c, uint64_t line)
+{
+    const l2_memo *e = &c->memo[line & (L2_MEMO_SLOTS - 1u)];
+    if (e->line == line)
+        return e->place;
+    return place_of(c, line);
+}
+
+/* place_of, kept in the memo for the request that follows the hint. */
+static inline l2_place place_keep(l2 *c, uint64_t line)
+{
+    l2_memo *e = &c->memo[line & (L2_MEMO_SLOTS - 1u)];
+    if (e->line != line) {
+        e->line = line;
+        e->place = place_of(c, line);
+    }
+    return e->place;
 }
 
 uint32_t l2_home_partition(const l2 *c, uint64_t line)
@@ -185,7 +213,7 @@ void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s
 {
     assert(part < c->partitions);
     cache *near = c->part[part];
-    l2_place pl = place_of(c, line);
+    l2_place pl = place_get(c, line);
     s->v[STAT_L2_REQ_READ]++;
     s->v[STAT_L2_SECT_READ] += popcount(sector_mask);
 
@@ -230,7 +258,7 @@ void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
               const uint32_t *byte_mask, stats *s)
 {
     assert(part < c->partitions);
-    l2_place pl = place_of(c, line);
+    l2_place pl = place_get(c, line);
     cache *t = c->part[pl.home];
     uint32_t n = popcount(sector_mask);
     s->v[STAT_L2_REQ_WRITE]++;
@@ -260,7 +288,7 @@ void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
 void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool is_red, stats *s)
 {
     assert(part < c->partitions);
-    l2_place pl = place_of(c, line);
+    l2_place pl = place_get(c, line);
     uint32_t n = popcount(sector_mask);
     s->v[is_red ? STAT_L2_REQ_RED : STAT_L2_REQ_ATOM]++;
     s->v[is_red ? STAT_L2_SECT_RED : STAT_L2_SECT_ATOM] += n;
@@ -274,17 +302,17 @@ void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool i
         cache_view_mark_dirty(&v, way, sector_mask);
 }
 
-void l2_prefetch(const l2 *c, uint64_t line)
+void l2_prefetch(l2 *c, uint64_t line)
 {
-    uint32_t set = place_of(c, line).set;
+    uint32_t set = place_keep(c, line).set;
     for (uint32_t p = 0; p < c->partitions; p++)
         cache_prefetch(c->part[p], set);
 }
 
-void l2_prefetch_read(const l2 *c, uint32_t part, uint64_t line)
+void l2_prefetch_read(l2 *c, uint32_t part, uint64_t line)
 {
     assert(part < c->partitions);
-    l2_place pl = place_of(c, line);
+    l2_place pl = place_keep(c, line);
     cache_prefetch(c->part[part], pl.set);
     if (pl.home != part)
         cache_prefetch(c->part[pl.home], pl.set);

@@ -50,7 +50,6 @@ void l2_destroy(l2 *c);
 /* Empty every partition; dirty data is dropped, uncounted. */
 void l2_clear(l2 *c);
 
-uint32_t l2_partition_of_sm(const l2 *c, uint32_t sm);
 uint32_t l2_home_partition(const l2 *c, uint64_t line);
 
 /* A read request from an SM of partition part for the sectors of line in
@@ -67,11 +66,13 @@ void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool i
                stats *s);
 
 /* A hint that line will be requested soon: its set in every partition (near
- * and home) starts loading into the CPU caches. Changes nothing. */
-void l2_prefetch(const l2 *c, uint64_t line);
+ * and home) starts loading into the CPU caches, and its placement (home,
+ * set) is kept in a small memo for the request, which then need not compute
+ * it again. Changes no count. */
+void l2_prefetch(l2 *c, uint64_t line);
 /* The same for a read from an SM of partition part: only the sets a read
  * touches, near and home (a write also drops the copies everywhere else). */
-void l2_prefetch_read(const l2 *c, uint32_t part, uint64_t line);
+void l2_prefetch_read(l2 *c, uint32_t part, uint64_t line);
 
 /* Lines held in partition part (walks the cache: for tests). */
 uint64_t l2_count_lines(l2 *c, uint32_t part);

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "err.h"
+#include "lrc.h"
 
 /* ---- calendars -----------------------------------------------------------------
  * A resource serves `rate` units per cycle. Its time is cut into bins of
@@ -233,7 +234,6 @@ static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t
 #define MAX_PENDING 8u   /* loads in flight per warp that the model tracks */
 #define PC_BYTES 16u     /* one SASS instruction (sm_70 and later) */
 #define BACK_BRANCH_INSTRUCTIONS 2u /* a loop's back edge: the branch and one more, unknown */
-#define LRC_WAYS 64u     /* recent reads remembered per slice */
 
 /* Two cache lines per warp (the table is line-aligned): what every record
  * reads in the first, the pending loads' ready cycles in the second. Records
@@ -300,18 +300,10 @@ typedef struct sm_state {
     uint64_t last_store;     /* issue time of its latest global/local store */
 } sm_state;
 
-typedef struct lrc_entry {
-    uint64_t line;
-    uint64_t arrive, start, ret; /* at the slice; service start; data back at the SM */
-    uint32_t mask;
-    bool valid;
-} lrc_entry;
-
 typedef struct slice_state {
     uint64_t atomic_line;
     uint64_t atomic_free_mcycles; /* when the atomic unit is free for the same line, 1/1000 cycle */
     bool atomic_valid;
-    lrc_entry lrc[LRC_WAYS];
 } slice_state;
 
 /* Records announced by the replay's read-ahead (the observer's prefetch),
@@ -333,7 +325,7 @@ struct timing {
     /* an L2 request's way there and back in cycles: near, crossing the fabric,
      * and from the slice to DRAM and back (beyond an L2 hit) */
     uint64_t l2_in, l2_out, far_in, far_out, dram_in, dram_out;
-    uint8_t *sm_part;         /* [sm_count] the SM's near partition, sm mod partitions */
+    uint8_t *sm_part;         /* [sm_count] the SM's near partition (cfg_partition_of_sm) */
     /* calendars: per SM smsps issue + tag + data (sm_cal_issue & co.); per slice; DRAM */
     uint8_t *cal_storage;     /* the bins, the SMs' first in smcal's order */
     cal *smcal;   /* [sm_count * sm_cals]: SM s's are s * sm_cals + (0 .. smsps-1: issue, smsps: tag, +1: data) */
@@ -365,7 +357,8 @@ struct timing {
     uint32_t cap_pcs;
     uint64_t end;             /* latest completion of anything */
     uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
-    uint64_t lrc_in, lrc_merged;
+    uint64_t lrc_in;
+    lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
 };
 
 /* SM sm's calendars' indexes in smcal (and, times CAL_BINS, their bins' in cal_storage) */
@@ -421,7 +414,7 @@ timing *timing_create(const cfg_gpu *c)
     t->dram_out = extra - t->dram_in;
     t->sm_part = xcalloc(c->sm_count, sizeof *t->sm_part);
     for (uint32_t i = 0; i < c->sm_count; i++)
-        t->sm_part[i] = (uint8_t)(i % c->l2_partitions);
+        t->sm_part[i] = (uint8_t)cfg_partition_of_sm(c, i);
     uint32_t n_sm = c->sm_count;
     uint32_t sector = c->l2_sector_bytes;
     uint32_t slice_cap = (uint32_t)(((uint64_t)c->t_l2_slice_bytes_per_cycle * c->t_l2_clock_permille * CAL_BIN) /
@@ -454,6 +447,8 @@ timing *timing_create(const cfg_gpu *c)
     uint32_t n_ctas = pow2_at_least(4ull * n_sm * c->max_ctas_per_sm);
     t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas, &t->ctas_raw);
     t->cta_mask = n_ctas - 1u;
+    if (c->n_sm_gpc == n_sm)
+        t->lrc = lrc_create(c->sm_gpc, n_sm, c->t_lrc_window_cycles);
     return t;
 }
 
@@ -473,6 +468,7 @@ void timing_destroy(timing *t)
     free(t->ctas_raw);
     free(t->pcs);
     free(t->pc_next);
+    lrc_destroy(t->lrc);
     free(t);
 }
 
@@ -565,7 +561,9 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     memset(t->slot_end, 0, (size_t)n_sm * t->cfg.max_ctas_per_sm * sizeof *t->slot_end);
     t->end = 0;
     t->next_dispatch_mcycles = 0;
-    t->lrc_in = t->lrc_merged = 0;
+    t->lrc_in = 0;
+    if (t->lrc)
+        lrc_reset(t->lrc);
 }
 
 void timing_kernel_end(timing *t, timing_result *out)
@@ -576,7 +574,8 @@ void timing_kernel_end(timing *t, timing_result *out)
     uint64_t busy = max64(t->end, (ctas * t->cfg.t_cta_launch_mcycles + 999u) / 1000u);
     out->cycles = t->cfg.t_launch_cycles + busy;
     out->lrc_input_sectors = t->lrc_in;
-    out->lrc_merged_sectors = t->lrc_merged;
+    out->lrc = t->lrc ? lrc_get_counts(t->lrc) : (lrc_counts){0};
+    out->lrc_merged_sectors = out->lrc.sectors;
     t->k = NULL;
 }
 
@@ -822,24 +821,15 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     slice_state *ss = &t->slices[si];
     uint64_t served;
     uint32_t sectors = r->sectors;
-    uint64_t merged_ret = 0;
-    lrc_entry *e = NULL;
 
     if (read) {
-        /* the LRC: sectors that an earlier read of the same line still waits
-         * for (queued before the slice: arrived, not yet served) come back
-         * with that read and never reach the slice */
+        /* the LRC, before the slices: a read another SM of the GPC has in
+         * flight gets that one's data and books nothing (model/lrc.h) */
+        uint64_t at_lrc = t1 + t->l2_in, merged_ret;
         t->lrc_in += r->sectors;
-        e = &ss->lrc[(r->line ^ (r->line >> 6)) & (LRC_WAYS - 1u)];
-        if (e->valid && e->line == r->line && arrive >= e->arrive && arrive < e->start) {
-            uint32_t merged = r->sector_mask & e->mask;
-            if (merged) {
-                uint32_t n = (uint32_t)__builtin_popcount(merged);
-                t->lrc_merged += n;
-                sectors -= n < sectors ? n : sectors;
-                merged_ret = e->ret;
-            }
-        }
+        if (t->lrc && r->sectors == (uint32_t)__builtin_popcount(r->sector_mask) &&
+            lrc_merge(t->lrc, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &merged_ret))
+            return max64(merged_ret, at_lrc) + t->l2_out;
     }
 
     /* a request crossing the fabric is looked up in both partitions (hardware-facts
@@ -863,8 +853,7 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
             ss->atomic_free_mcycles = served * 1000u;
         }
     } else {
-        /* sectors the LRC merged away cost no lookup: a fully merged read books nothing */
-        served = sectors ? cal_book(&t->slice[si], arrive, units) : arrive;
+        served = cal_book(&t->slice[si], arrive, units);
     }
     uint64_t back = r->far ? t->far_out : t->l2_out;
     uint64_t ret = served + back;
@@ -872,13 +861,9 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
         uint64_t d = cal_book(&t->dram, served + t->dram_in, r->dram_sectors);
         ret = max64(ret, d + t->dram_out + back);
     }
-    if (e && sectors) { /* this read now waits for its slice: later ones may merge */
-        const cal *sc = &t->slice[si];
-        uint64_t own = sc->cycles && sectors <= sc->cap ? sc->cycles[sectors] : cal_cycles(sc, sectors);
-        *e = (lrc_entry){.line = r->line, .arrive = arrive, .start = served - own, .ret = ret,
-                         .mask = r->sector_mask, .valid = true};
-    }
-    return max64(ret, merged_ret);
+    if (t->lrc && read)
+        lrc_sent(t->lrc, sm, r->line, r->sector_mask, t1 + t->l2_in, ret - t->l2_out);
+    return ret;
 }
 
 /* ---- records --------------------------------------------------------------------- */

@@ -539,6 +539,34 @@ int trace_mem_validate_limits(const trace_kernel *k, const trace_mem_limits *lim
     return 0;
 }
 
+int trace_mem_validate_strided(const trace_kernel *k, const trace_mem_limits *lim,
+                               const trace_mem *m, uint64_t base, uint64_t stride, err_info *err)
+{
+    uint32_t s = m->size_bytes;
+    uint32_t allowed = m->warp + 1u == lim->warps ? lim->last_lanes : TRACE_FULL_MASK;
+    bool ok = m->kind < TRACE_KIND_COUNT && m->space < TRACE_SPACE_COUNT &&
+              m->cache_op < TRACE_CACHE_COUNT && !(m->flags & ~TRACE_MEM_FLAGS_ALL) &&
+              s != 0 && s <= 16u && (s & (s - 1u)) == 0 &&
+              !(m->space == TRACE_SPACE_LOCAL && m->kind >= TRACE_KIND_ATOM) &&
+              m->cta < lim->ctas && m->warp < lim->warps && m->sm >= TRACE_SM_UNKNOWN &&
+              m->active_mask != 0 && !(m->active_mask & ~allowed);
+    if (!ok || m->active_mask != TRACE_FULL_MASK)
+        return trace_mem_validate(k, m, err); /* it finds and names what is wrong */
+    /* every lane aligned iff lane 0 and the step are (lanes 0 and 1 show either) */
+    if ((base | stride) & ((uint64_t)s - 1u))
+        return lane_error(m, err);
+    if (m->space != TRACE_SPACE_GLOBAL) {
+        /* offsets below 2^32: rising lanes from the first to the last when the
+         * step is small; otherwise the lanes themselves */
+        const uint64_t last = base + (uint64_t)(TRACE_WARP_LANES - 1) * stride;
+        bool in_range = base <= UINT32_MAX && stride <= UINT32_MAX / (TRACE_WARP_LANES - 1) &&
+                        last <= UINT32_MAX;
+        if (!in_range && (full_warp_or(m) & ~(uint64_t)UINT32_MAX))
+            return lane_error(m, err);
+    }
+    return 0;
+}
+
 int trace_barrier_validate(const trace_kernel *k, const trace_barrier *b, err_info *err)
 {
     return check_place(k, b->cta, b->warp, b->sm, err);

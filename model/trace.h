@@ -194,6 +194,14 @@ typedef struct trace_event {
     trace_event_type type;
     const trace_kernel *kernel; /* the current kernel; valid until the next TRACE_EV_KERNEL */
     trace_mem mem;
+    /* TRACE_EV_MEM: the lanes in closed form, as the binary form stores most
+     * records. When mem_strided, every active lane l of mem holds
+     * mem_base + l * mem_stride (mod 2^64) (mem.addr is filled all the same,
+     * for any consumer), and the reader validated it in that form; the model
+     * takes it instead of recovering the stride from the lanes
+     * (gpu_mem_strided). False when the lanes came one by one. */
+    bool mem_strided;
+    uint64_t mem_base, mem_stride;
     trace_barrier barrier;
     trace_kernel_end kernel_end;
 } trace_event;

@@ -705,8 +705,9 @@ static int check_end(trace_reader *r, const cursor *c, const char *rec, err_info
 /* The field-by-field decoder: says exactly what is wrong. dec_mem falls back
  * on it for any record its fast path does not take. */
 static int __attribute__((noinline))
-dec_mem_checked(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
+dec_mem_checked(trace_reader *r, cursor *c, trace_event *ev, err_info *err)
 {
+    trace_mem *m = &ev->mem;
     delta_state *s = &r->bin->mem;
     static const char rec[] = "memory";
     if (c->end - c->p < 2)
@@ -761,8 +762,12 @@ dec_mem_checked(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
             return -1;
         uint64_t base = pd.base + trace_unzigzag(z);
         s->base = base;
-        trace_mem_expand_stride(m, base, trace_unzigzag(zs));
+        ev->mem_strided = true;
+        ev->mem_base = base;
+        ev->mem_stride = trace_unzigzag(zs);
+        trace_mem_expand_stride(m, base, ev->mem_stride);
     } else {
+        ev->mem_strided = false;
         uint64_t prev = pd.base;
         uint32_t mask = m->active_mask;
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
@@ -796,12 +801,13 @@ static inline bool fast_delta32(const uint8_t **p, const uint8_t *end, uint32_t 
 /* The hot path: everything in locals, the delta state written only when the
  * whole record is good. Anything unusual goes to dec_mem_checked, which
  * decodes the same bytes again from the same state and names the problem. */
-static int dec_mem(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
+static int dec_mem(trace_reader *r, cursor *c, trace_event *ev, err_info *err)
 {
+    trace_mem *m = &ev->mem;
     delta_state *s = &r->bin->mem;
     const uint8_t *p = c->p, *end = c->end;
     if (end - p < 2)
-        return dec_mem_checked(r, c, m, err);
+        return dec_mem_checked(r, c, ev, err);
     unsigned f0 = p[0], f1 = p[1];
     unsigned lg = (f0 >> MEMF0_LOG2SIZE_SHIFT) & 7u;
     p += 2;
@@ -809,38 +815,42 @@ static int dec_mem(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
     int32_t sm = TRACE_SM_UNKNOWN;
     if ((f1 & MEMF1_RESERVED) || lg > 4 || !fast_delta32(&p, end, s->cta, &cta) ||
         !fast_delta32(&p, end, s->warp, &warp))
-        return dec_mem_checked(r, c, m, err);
+        return dec_mem_checked(r, c, ev, err);
     prediction pd;
     predict_warp(r->bin->pred, s, cta, warp, &pd);
     if (!fast_delta32(&p, end, pd.pc, &pc))
-        return dec_mem_checked(r, c, m, err);
+        return dec_mem_checked(r, c, ev, err);
     predict_pc(r->bin->pred, s, pc, &pd);
     if (f1 & MEMF1_SM_KNOWN) {
         uint64_t z;
         if (trace_get_varint(&p, end, &z) < 0)
-            return dec_mem_checked(r, c, m, err);
+            return dec_mem_checked(r, c, ev, err);
         uint64_t x = (uint64_t)(int64_t)pd.sm + trace_unzigzag(z);
         if (x > INT32_MAX)
-            return dec_mem_checked(r, c, m, err);
+            return dec_mem_checked(r, c, ev, err);
         sm = (int32_t)x;
     }
     if (!(f0 & MEMF0_FULL_MASK)) {
         if (end - p < 4)
-            return dec_mem_checked(r, c, m, err);
+            return dec_mem_checked(r, c, ev, err);
         mask = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
         p += 4;
         if (mask == 0)
-            return dec_mem_checked(r, c, m, err);
+            return dec_mem_checked(r, c, ev, err);
     }
     m->active_mask = mask;
     uint64_t base;
     if (!(f1 & MEMF1_LIST)) {
         uint64_t zb, zs;
         if (trace_get_varint(&p, end, &zb) < 0 || trace_get_varint(&p, end, &zs) < 0 || p != end)
-            return dec_mem_checked(r, c, m, err);
+            return dec_mem_checked(r, c, ev, err);
         base = pd.base + trace_unzigzag(zb);
-        trace_mem_expand_stride(m, base, trace_unzigzag(zs));
+        ev->mem_strided = true;
+        ev->mem_base = base;
+        ev->mem_stride = trace_unzigzag(zs);
+        trace_mem_expand_stride(m, base, ev->mem_stride);
     } else {
+        ev->mem_strided = false;
         uint64_t prev = pd.base, z;
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
             if (!(mask >> l & 1u)) {
@@ -848,12 +858,12 @@ static int dec_mem(trace_reader *r, cursor *c, trace_mem *m, err_info *err)
                 continue;
             }
             if (trace_get_varint(&p, end, &z) < 0)
-                return dec_mem_checked(r, c, m, err);
+                return dec_mem_checked(r, c, ev, err);
             prev += trace_unzigzag(z);
             m->addr[l] = prev;
         }
         if (p != end)
-            return dec_mem_checked(r, c, m, err);
+            return dec_mem_checked(r, c, ev, err);
         base = m->addr[__builtin_ctz(mask)];
     }
     m->kind = (uint8_t)(f0 & MEMF0_KIND_MASK);
@@ -1007,7 +1017,7 @@ int trace_bin_dec_next(trace_reader *r, trace_rec *rec, trace_event *ev, err_inf
     switch (tag) {
     case TRACE_TAG_MEM:
         rec->type = TREC_MEM;
-        return dec_mem(r, &c, &ev->mem, err) < 0 ? -1 : 1;
+        return dec_mem(r, &c, ev, err) < 0 ? -1 : 1;
     case TRACE_TAG_BARRIER:
         rec->type = TREC_BARRIER;
         return dec_barrier(r, &c, &ev->barrier, err) < 0 ? -1 : 1;

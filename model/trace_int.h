@@ -131,6 +131,8 @@ struct trace_reader {
     trace_rec pending;
     uint64_t pending_loc;
     trace_mem pending_mem;
+    bool pending_strided;      /* and its closed form (trace_event.mem_strided) */
+    uint64_t pending_base, pending_stride;
     trace_barrier pending_bar;
 
     bool failed;               /* sticky: later calls repeat the message */
@@ -168,6 +170,12 @@ void trace_mem_limits_of(const trace_kernel *k, trace_mem_limits *lim);
  * result and, on failure, the same message (it defers to it). */
 int trace_mem_validate_limits(const trace_kernel *k, const trace_mem_limits *lim,
                               const trace_mem *m, err_info *err);
+/* The same for a record whose active lanes l all hold base + l * stride (the
+ * binary form's stride records): the addresses are checked in closed form
+ * (alignment of base and stride, the range of the first and last lane), not
+ * lane by lane; anything else defers as above. */
+int trace_mem_validate_strided(const trace_kernel *k, const trace_mem_limits *lim,
+                               const trace_mem *m, uint64_t base, uint64_t stride, err_info *err);
 /* Whether the active lanes' addresses are base + stride * lane (mod 2^64);
  * if so sets base (the value for lane 0) and stride. */
 bool trace_mem_fit_stride(const trace_mem *m, uint64_t *base, uint64_t *stride);

@@ -98,14 +98,19 @@ static int raw_next(trace_reader *r, trace_rec *rec, trace_event *ev, err_info *
         r->has_pending = false;
         *rec = r->pending;
         r->loc = r->pending_loc;
-        if (rec->type == TREC_MEM)
+        if (rec->type == TREC_MEM) {
             ev->mem = r->pending_mem;
-        else if (rec->type == TREC_BARRIER)
+            ev->mem_strided = r->pending_strided;
+            ev->mem_base = r->pending_base;
+            ev->mem_stride = r->pending_stride;
+        } else if (rec->type == TREC_BARRIER) {
             ev->barrier = r->pending_bar;
+        }
         return 1;
     }
     if (r->format == TRACE_FORMAT_BINARY)
-        return trace_bin_dec_next(r, rec, ev, err);
+        return trace_bin_dec_next(r, rec, ev, err); /* sets mem_strided */
+    ev->mem_strided = false; /* the text form's lanes are taken one by one */
     return trace_text_dec_next(r, rec, ev, err);
 }
 
@@ -113,10 +118,14 @@ static void keep_pending(trace_reader *r, const trace_rec *rec, const trace_even
 {
     r->pending = *rec;
     r->pending_loc = r->loc;
-    if (rec->type == TREC_MEM)
+    if (rec->type == TREC_MEM) {
         r->pending_mem = ev->mem;
-    else if (rec->type == TREC_BARRIER)
+        r->pending_strided = ev->mem_strided;
+        r->pending_base = ev->mem_base;
+        r->pending_stride = ev->mem_stride;
+    } else if (rec->type == TREC_BARRIER) {
         r->pending_bar = ev->barrier;
+    }
     r->has_pending = true;
 }
 
@@ -316,7 +325,10 @@ static int step(trace_reader *r, trace_event *ev, err_info *err)
 
         /* the hot path first */
         if (rec->type == TREC_MEM && r->state == TRACE_RD_BODY) {
-            if (trace_mem_validate_limits(&r->kernel, &r->limits, &ev->mem, err) < 0)
+            if ((ev->mem_strided ? trace_mem_validate_strided(&r->kernel, &r->limits, &ev->mem,
+                                                              ev->mem_base, ev->mem_stride, err)
+                                 : trace_mem_validate_limits(&r->kernel, &r->limits, &ev->mem,
+                                                             err)) < 0)
                 return fail_at(r, err);
             r->n_mem++;
             ev->type = TRACE_EV_MEM;

@@ -172,8 +172,12 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
             }
             break;
         case TRACE_EV_MEM:
-            if (simulating)
-                gpu_mem(g, &ev->mem);
+            if (simulating) {
+                if (ev->mem_strided)
+                    gpu_mem_strided(g, &ev->mem, ev->mem_base, ev->mem_stride);
+                else
+                    gpu_mem(g, &ev->mem);
+            }
             if ((++records & 0xffff) == 0 && prog.on)
                 progress_show(&prog, r, ev->kernel, records);
             break;

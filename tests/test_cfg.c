@@ -459,7 +459,7 @@ static const struct {
      "set_index, global_loads, stores, tags_per_cycle; ways is a key of [l2]"},
     {"ecc = true", "ECC = true",
      ":34: [l2] ECC: unknown key, expected one of line_bytes, sector_bytes, size_bytes, partitions, "
-     "slices, sets_per_slice, ways, set_index, ecc; did you mean ecc?"},
+     "slices, sets_per_slice, ways, set_index, ecc, gpc_partition; did you mean ecc?"},
     {"name = NVIDIA H200", "name = " X64 X64 X64 "xxx", /* 7 + 195 characters */
      ":2: expected lines of at most 198 characters, got a longer one"},
     {"[gpu]", "; " X64 X64 X64 "xxxxx\n[gpu]", /* 2 + 197 characters */
@@ -544,7 +544,7 @@ START_TEST(defaults_fill_keys_left_out)
     size_t with_default = 0;
     for (size_t i = 0; i < cfg_key_count(); i++)
         with_default += cfg_key_default(i) != NULL;
-    ck_assert_uint_eq(with_default, 10);
+    ck_assert_uint_eq(with_default, 13); /* 10 + gpu.sm_gpc, l2.gpc_partition and timing.lrc_window_cycles */
 }
 END_TEST
 
@@ -637,7 +637,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 45); /* 32 + the 13 of the optional [timing] */
+    ck_assert_uint_eq(cfg_key_count(), 48); /* 34 + the 14 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');

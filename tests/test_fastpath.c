@@ -15,6 +15,7 @@
 #include "cfg.h"
 #include "coal.h"
 #include "gpu.h"
+#include "l2.h"
 #include "replay.h"
 #include "smem.h"
 #include "suites.h"
@@ -237,6 +238,202 @@ START_TEST(validate_limits_equals_validate)
     }
     ck_assert_int_gt(good, 10000);
     ck_assert_int_gt(bad, 10000);
+}
+END_TEST
+
+/* Strided records (the binary form's): closed-form address checks against
+ * the full validation, on records that are all base + l * stride; strides of
+ * every sign and size, offsets near 2^32 for shared and local. */
+START_TEST(validate_strided_equals_validate)
+{
+    trace_kernel k;
+    trace_kernel_init(&k);
+    k.name = k.demangled = (char *)"k";
+    k.grid[0] = 7, k.grid[1] = 3, k.grid[2] = 1;
+    k.block[0] = 100, k.block[1] = 1, k.block[2] = 1;
+    trace_mem_limits lim;
+    trace_mem_limits_of(&k, &lim);
+    uint64_t seed = 4242;
+    int good = 0, bad = 0;
+    for (int rep = 0; rep < 200000; rep++) {
+        uint64_t x = next_rand(&seed), y = next_rand(&seed), z = next_rand(&seed);
+        trace_mem m = {0};
+        m.kind = (uint8_t)(x % 64u < 60u ? x % 4u : 4u + x % 3u);
+        m.space = (uint8_t)((x >> 6) % 16u < 15u ? (x >> 6) % 3u : 3u);
+        m.cache_op = (uint8_t)((x >> 10) % 32u < 31u ? (x >> 10) % 7u : 7u);
+        m.flags = (uint8_t)((x >> 15) % 32u < 31u ? (x >> 15) % 4u : 4u);
+        static const uint8_t sizes[] = {1, 2, 4, 8, 16, 4, 4, 4, 3, 32};
+        m.size_bytes = sizes[(x >> 20) % 10u];
+        m.cta = (uint32_t)((x >> 24) % 23u);
+        m.warp = (uint32_t)((x >> 29) % 5u);
+        m.sm = (int32_t)((x >> 32) % 8u) - 2;
+        static const uint32_t masks[] = {TRACE_FULL_MASK, TRACE_FULL_MASK, TRACE_FULL_MASK,
+                                         TRACE_FULL_MASK, 0xf, 0x80000001u, 0xffff, 0};
+        m.active_mask = masks[(x >> 36) % 8u];
+        uint64_t base;
+        switch (y % 5u) {
+        case 0: base = z; break;                                   /* anywhere */
+        case 1: base = z % 0x100000000ull; break;                  /* below 2^32 */
+        case 2: base = 0x100000000ull - 1u - z % 4096u; break;     /* just below 2^32 */
+        case 3: base = z % 4096u; break;                           /* near 0 */
+        default: base = 0x100000000ull + z % 4096u; break;         /* just above 2^32 */
+        }
+        if ((y >> 8) % 4u)
+            base &= ~(uint64_t)15; /* mostly aligned */
+        uint64_t stride;
+        switch ((y >> 12) % 6u) {
+        case 0: stride = (uint64_t)m.size_bytes * ((y >> 16) % 4u); break;
+        case 1: stride = 0 - (uint64_t)m.size_bytes * (1u + (y >> 16) % 4u); break; /* falling */
+        case 2: stride = (y >> 16) % 64u; break;                    /* any, aligned or not */
+        case 3: stride = ((uint64_t)1 << ((y >> 16) % 40u)); break; /* up to 2^39 */
+        case 4: stride = UINT32_MAX / 31u + (y >> 16) % 3u - 1u; break; /* at the bound */
+        default: stride = (z >> 7) * 16u; break;                    /* huge */
+        }
+        for (int l = 0; l < TRACE_WARP_LANES; l++)
+            m.addr[l] = (m.active_mask >> l & 1u) ? base + stride * (uint64_t)l : 0;
+        err_info e1 = {{0}}, e2 = {{0}};
+        int r1 = trace_mem_validate(&k, &m, &e1);
+        int r2 = trace_mem_validate_strided(&k, &lim, &m, base, stride, &e2);
+        ck_assert_msg(r1 == r2, "base 0x%llx stride 0x%llx space %u size %u: %d, expected %d (%s)",
+                      (unsigned long long)base, (unsigned long long)stride, m.space, m.size_bytes,
+                      r2, r1, e1.msg);
+        ck_assert_str_eq(e1.msg, e2.msg);
+        if (r1 == 0)
+            good++;
+        else
+            bad++;
+    }
+    ck_assert_int_gt(good, 10000);
+    ck_assert_int_gt(bad, 10000);
+}
+END_TEST
+
+/* gpu_mem_strided (the stride as the reader gives it) against gpu_mem (the
+ * stride recovered from the lanes): the same counts, record after record, on
+ * random strided records of every space, kind and size, whole and partial
+ * warps, strides of powers of two, others, negative and zero. */
+START_TEST(gpu_mem_strided_equals_gpu_mem)
+{
+    static const char *const configs[] = {"configs/h200.ini", "configs/k20c.ini"};
+    for (size_t ci = 0; ci < sizeof configs / sizeof configs[0]; ci++) {
+        cfg_gpu cfg;
+        err_info err = {{0}};
+        ck_assert_msg(cfg_load(configs[ci], &cfg, &err) == 0, "%s", err.msg);
+        trace_kernel k;
+        trace_kernel_init(&k);
+        k.name = k.demangled = (char *)"k";
+        k.grid[0] = 64, k.grid[1] = k.grid[2] = 1;
+        k.block[0] = 256, k.block[1] = k.block[2] = 1;
+        gpu *a = gpu_create(&cfg), *b = gpu_create(&cfg);
+        ck_assert_msg(gpu_kernel_begin(a, &k, 0, &err) == 0, "%s", err.msg);
+        ck_assert_msg(gpu_kernel_begin(b, &k, 0, &err) == 0, "%s", err.msg);
+        uint64_t seed = 777 + ci;
+        for (int rep = 0; rep < 40000; rep++) {
+            uint64_t x = next_rand(&seed), y = next_rand(&seed);
+            trace_mem m = {0};
+            m.cta = (uint32_t)(x % 64u);
+            m.warp = (uint32_t)((x >> 6) % 8u);
+            m.pc = (uint32_t)((x >> 9) % 16u) * 16u;
+            m.sm = TRACE_SM_UNKNOWN;
+            m.kind = (uint8_t)((x >> 13) % 4u);
+            m.space = (uint8_t)((x >> 15) % 3u);
+            if (m.space == TRACE_SPACE_LOCAL && m.kind >= TRACE_KIND_ATOM)
+                m.kind = TRACE_KIND_LD;
+            m.size_bytes = (uint8_t)(1u << ((x >> 17) % 5u));
+            m.cache_op = (uint8_t)((x >> 20) % 8u < 6u ? TRACE_CACHE_DEFAULT : (x >> 20) % 7u);
+            m.flags = (uint8_t)((x >> 23) % 16u == 0 ? TRACE_MEM_LDGSTS : 0u);
+            m.active_mask = (x >> 27) % 4u ? TRACE_FULL_MASK : (uint32_t)(y >> 32) | 1u;
+            uint64_t size = m.size_bytes, stride;
+            switch ((x >> 30) % 6u) {
+            case 0: stride = size; break;
+            case 1: stride = 0; break;
+            case 2: stride = size << ((x >> 33) % 8u); break;
+            case 3: stride = size * (3u + (x >> 33) % 5u); break;  /* not a power of two */
+            case 4: stride = 0 - size * (1u + (x >> 33) % 4u); break; /* falling */
+            default: stride = size * 4096u; break;
+            }
+            uint64_t base = m.space == TRACE_SPACE_GLOBAL ? 0x7f0000000000ull + (y % (1u << 24)) * 16u
+                                                          : 0x10000u + (y % 4096u) * 16u;
+            base &= ~(size - 1u);
+            for (int l = 0; l < TRACE_WARP_LANES; l++)
+                m.addr[l] = (m.active_mask >> l & 1u) ? base + stride * (uint64_t)l : 0;
+            if (trace_mem_validate(&k, &m, &err) != 0)
+                continue;
+            gpu_mem(a, &m);
+            gpu_mem_strided(b, &m, base, stride);
+        }
+        stats sa, sb;
+        gpu_kernel_end(a, &sa);
+        gpu_kernel_end(b, &sb);
+        for (int i = 0; i < STAT_COUNT; i++)
+            ck_assert_msg(sa.v[i] == sb.v[i], "%s: %s %llu, expected %llu", configs[ci],
+                          stat_name((stat_id)i), (unsigned long long)sb.v[i],
+                          (unsigned long long)sa.v[i]);
+        uint32_t na, nb;
+        const gpu_pc_stats *pa = gpu_pc_breakdown(a, &na), *pb = gpu_pc_breakdown(b, &nb);
+        ck_assert_uint_eq(na, nb);
+        for (uint32_t p = 0; p < na; p++) {
+            ck_assert_uint_eq(pa[p].pc, pb[p].pc);
+            ck_assert_uint_eq(pa[p].executions, pb[p].executions);
+            for (int i = 0; i < STAT_COUNT; i++)
+                ck_assert_uint_eq(pa[p].s.v[i], pb[p].s.v[i]);
+        }
+        gpu_destroy(a);
+        gpu_destroy(b);
+    }
+}
+END_TEST
+
+/* The L2's placement memo (filled by the hints) gives the same counts as no
+ * hints: random reads, writes and atomics over lines that collide in the
+ * memo, each announced (or not) a few requests before. */
+START_TEST(l2_hints_change_no_count)
+{
+    cfg_gpu cfg;
+    err_info err = {{0}};
+    ck_assert_msg(cfg_load("configs/h200.ini", &cfg, &err) == 0, "%s", err.msg);
+    cfg.l2_sets_per_slice = 4; /* small: evictions, write-backs */
+    l2 *hinted = l2_create(&cfg), *plain = l2_create(&cfg);
+    stats a, b;
+    stats_clear(&a);
+    stats_clear(&b);
+    uint64_t seed = 99;
+    uint64_t ahead[8] = {0};
+    for (int rep = 0; rep < 200000; rep++) {
+        uint64_t x = next_rand(&seed);
+        /* lines 256 apart share a memo slot; a few hundred lines in all */
+        uint64_t line = (x % 8u) * 256u + (x >> 3) % 64u + ((x >> 9) % 4u) * 0x100000u;
+        uint32_t part = (uint32_t)((x >> 12) % 2u), mask = (uint32_t)((x >> 13) % 15u) + 1u;
+        ahead[rep % 8] = line;
+        if ((x >> 20) % 3u) /* announce this one, or another of the last few */
+            l2_prefetch_read(hinted, part, ahead[(x >> 22) % 8u]);
+        else
+            l2_prefetch(hinted, ahead[(x >> 22) % 8u]);
+        uint32_t bytes[4] = {0xffffffffu, 0x0000ffffu, 0xffffffffu, 0xff00u};
+        switch ((x >> 25) % 4u) {
+        case 0:
+        case 1:
+            l2_read(hinted, part, line, mask, &a);
+            l2_read(plain, part, line, mask, &b);
+            break;
+        case 2:
+            l2_write(hinted, part, line, mask, bytes, &a);
+            l2_write(plain, part, line, mask, bytes, &b);
+            break;
+        default:
+            l2_atomic(hinted, part, line, mask, (x >> 27) & 1u, &a);
+            l2_atomic(plain, part, line, mask, (x >> 27) & 1u, &b);
+            break;
+        }
+    }
+    for (int i = 0; i < STAT_COUNT; i++)
+        ck_assert_msg(a.v[i] == b.v[i], "%s %llu, expected %llu", stat_name((stat_id)i),
+                      (unsigned long long)a.v[i], (unsigned long long)b.v[i]);
+    ck_assert_uint_gt(a.v[STAT_DRAM_SECT_WRITE], 1000);
+    for (uint32_t p = 0; p < 2; p++)
+        ck_assert_uint_eq(l2_count_lines(hinted, p), l2_count_lines(plain, p));
+    l2_destroy(hinted);
+    l2_destroy(plain);
 }
 END_TEST
 
@@ -468,6 +665,71 @@ START_TEST(read_ahead_changes_no_count)
 }
 END_TEST
 
+/* ---- the observer's prefetch event --------------------------------------------- */
+
+typedef struct seen {
+    int records, prefetches;
+    const trace_mem *last;
+} seen;
+
+static void seen_record(void *ctx, const gpu_event *e)
+{
+    (void)e;
+    ((seen *)ctx)->records++;
+}
+
+static void seen_prefetch(void *ctx, const trace_mem *m)
+{
+    seen *s = ctx;
+    s->prefetches++;
+    s->last = m;
+}
+
+/* gpu_prefetch tells the observer of every record it announces, inside a
+ * kernel only, and announcing changes no count. */
+START_TEST(observer_sees_each_prefetch)
+{
+    cfg_gpu cfg;
+    err_info err = {{0}};
+    ck_assert_msg(cfg_load("configs/h200.ini", &cfg, &err) == 0, "%s", err.msg);
+    trace_kernel k;
+    trace_kernel_init(&k);
+    k.name = k.demangled = (char *)"k";
+    k.grid[0] = 4, k.grid[1] = k.grid[2] = 1;
+    k.block[0] = 256, k.block[1] = k.block[2] = 1;
+    stats with, without;
+    for (int pass = 0; pass < 2; pass++) {
+        gpu *g = gpu_create(&cfg);
+        seen sn = {0};
+        gpu_observer o = {.record = seen_record, .prefetch = pass ? seen_prefetch : NULL, .ctx = &sn};
+        gpu_set_observer(g, &o);
+        trace_mem m = {0};
+        m.kind = TRACE_KIND_LD, m.size_bytes = 4, m.active_mask = TRACE_FULL_MASK;
+        ck_assert_uint_eq(gpu_prefetch(g, &m), 0); /* before the kernel: nothing */
+        ck_assert_int_eq(sn.prefetches, 0);
+        ck_assert_msg(gpu_kernel_begin(g, &k, 0, &err) == 0, "%s", err.msg);
+        for (int i = 0; i < 40; i++) {
+            m.cta = (uint32_t)(i % 4), m.warp = (uint32_t)(i % 8);
+            m.kind = i % 3 == 2 ? TRACE_KIND_ST : TRACE_KIND_LD;
+            m.space = i % 5 == 4 ? TRACE_SPACE_SHARED : TRACE_SPACE_GLOBAL;
+            for (int l = 0; l < TRACE_WARP_LANES; l++)
+                m.addr[l] = (m.space == TRACE_SPACE_SHARED ? 0 : 0x7f0000000000ull) +
+                            (uint64_t)(i * 128 + l * 4);
+            gpu_prefetch(g, &m);
+            gpu_mem(g, &m);
+            if (pass)
+                ck_assert_ptr_eq(sn.last, &m);
+        }
+        ck_assert_int_eq(sn.records, 40);
+        ck_assert_int_eq(sn.prefetches, pass ? 40 : 0);
+        gpu_kernel_end(g, pass ? &with : &without);
+        gpu_destroy(g);
+    }
+    for (int i = 0; i < STAT_COUNT; i++)
+        ck_assert_uint_eq(with.v[i], without.v[i]);
+}
+END_TEST
+
 Suite *fastpath_suite(void)
 {
     Suite *s = suite_create("fastpath");
@@ -480,7 +742,11 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, lru_list_equals_stamp_scan);
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, validate_limits_equals_validate);
+    tcase_add_test(tc, validate_strided_equals_validate);
+    tcase_add_test(tc, gpu_mem_strided_equals_gpu_mem);
+    tcase_add_test(tc, l2_hints_change_no_count);
     tcase_add_test(tc, read_ahead_changes_no_count);
+    tcase_add_test(tc, observer_sees_each_prefetch);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -519,7 +519,7 @@ START_TEST(config_huge_sizes_are_refused_by_key)
     const char *to1[] = {"size_bytes = 1099511627776"};
     const char *p = tpath("x.ini");
     ck_assert_msg_is(cfg_error(from1, to1, 1),
-                     "%s:44: [l2] size_bytes: expected 1024..1073741824, got 1099511627776", p);
+                     "%s:51: [l2] size_bytes: expected 1024..1073741824, got 1099511627776", p);
     const char *from2[] = {"sm_count"};
     const char *to2[] = {"sm_count = 4294967296"};
     ck_assert_msg_is(cfg_error(from2, to2, 1),
@@ -539,7 +539,7 @@ START_TEST(config_caches_beyond_the_memory_bound_are_refused)
     const char *to1[] = {"sm_count = 1024", "unified_kib = 1024", "line_bytes = 32",
                          "sector_bytes = 32", "sets = 32", "carveouts_kib = 0,512"};
     ck_assert_msg_is(cfg_error(from1, to1, 6),
-                     "%s:22: [l1] unified_kib: expected gpu.sm_count * l1.unified_kib KiB / "
+                     "%s:29: [l1] unified_kib: expected gpu.sm_count * l1.unified_kib KiB / "
                      "l1.line_bytes = 1024 * 1024 KiB / 32 to be at most 8388608 tag lines (the "
                      "model's memory bound), got 33554432", p);
     /* 512 MiB of L2 in 32-byte lines: 2^24 lines */
@@ -547,7 +547,7 @@ START_TEST(config_caches_beyond_the_memory_bound_are_refused)
     const char *to2[] = {"line_bytes = 32", "size_bytes = 536870912", "slices = 1024",
                          "sets_per_slice = 1024", "ways = 16"};
     ck_assert_msg_is(cfg_error(from2, to2, 5),
-                     "%s:44: [l2] size_bytes: expected at most 8388608 lines of l2.line_bytes (32) "
+                     "%s:51: [l2] size_bytes: expected at most 8388608 lines of l2.line_bytes (32) "
                      "= 268435456 bytes (the model's memory bound), got 536870912", p);
 }
 END_TEST
@@ -560,14 +560,14 @@ START_TEST(config_geometry_the_model_cannot_hold_is_refused)
     const char *from1[] = {"line_bytes"};
     const char *to1[] = {"line_bytes = 256"};
     ck_assert_msg_is(cfg_error(from1, to1, 1),
-                     "%s:20: [l1] line_bytes: expected at most 4 sectors of l1.sector_bytes (32) "
+                     "%s:27: [l1] line_bytes: expected at most 4 sectors of l1.sector_bytes (32) "
                      "per line (the model's tag arrays keep 4 sector bits per line), got 8 sectors",
                      p);
     /* sectors of 64 bytes: the byte masks are 32 bits */
     const char *from2[] = {"line_bytes", "sector_bytes"};
     const char *to2[] = {"line_bytes = 128", "sector_bytes = 64"};
     ck_assert_msg_is(cfg_error(from2, to2, 2),
-                     "%s:21: [l1] sector_bytes: expected at most 32 (the model keeps a 32-bit byte "
+                     "%s:28: [l1] sector_bytes: expected at most 32 (the model keeps a 32-bit byte "
                      "mask per sector), got 64", p);
     /* L2 lines of another size than L1's (the fuzzer's first crash) */
     cfg_gpu c;

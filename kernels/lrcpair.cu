@@ -1,0 +1,210 @@
+/* lrcpair.cu - which SMs share an L2 request coalescer (LRC), and for how long
+ * two reads of the same sector can be apart and still merge (docs/findings.md
+ * §2b). Two modes:
+ *
+ *   lrcpair map REPS
+ *     The GPC of every SM, from thread-block clusters: the CTAs of one cluster
+ *     always run in one GPC. Clusters of 2, 4, 8 and 16 CTAs (one CTA per SM,
+ *     forced by shared memory) are launched REPS times each; every launch
+ *     prints "cluster SIZE: SM SM ..." lines on stderr, which
+ *     kernels/probes/lrc-pairs.py joins into GPCs.
+ *
+ *   lrcpair sweep ANCHOR DELAY KIB [J...]
+ *     One launch per partner SM J (default: every SM but ANCHOR). Each launch
+ *     runs one CTA per SM (132 CTAs, shared memory forces one per SM); only the
+ *     CTAs that find themselves on SM ANCHOR and SM J work: they meet (an
+ *     atomic counter, so that the meeting adds no read), the one on J waits
+ *     DELAY more cycles, then both read the same KIB KiB buffer, coalesced
+ *     16-byte loads by 256 threads. ncu's lrc counters then say how many read
+ *     sectors the two SMs' requests merged. Every launch prints
+ *     "launch K: ANCHOR J DELAY SKEW_NS" on stderr (SKEW_NS: when J started
+ *     reading minus when ANCHOR did, by %globaltimer).
+ *
+ * Nothing goes to stdout (ncu --csv writes there). Exit codes as common.cuh. */
+#include "common.cuh"
+
+#define THREADS 256
+#define MAX_SMS 1024
+
+static const char *USAGE = "map REPS | sweep ANCHOR DELAY KIB [J...]";
+
+__device__ static unsigned smid(void)
+{
+    unsigned s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return s;
+}
+
+__device__ static unsigned long long globaltimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
+__global__ void mapKernel(unsigned *sms)
+{
+    extern __shared__ float pad[];
+    if (threadIdx.x == 0) {
+        sms[blockIdx.x] = smid();
+        pad[0] = 0.0f;
+        unsigned long long t = globaltimer();
+        while (globaltimer() - t < 20000) {
+        }
+    }
+}
+
+__global__ void pairRead(const float4 *buf, int n4, unsigned sm_a, unsigned sm_b, long long delay,
+                         unsigned *arrive, float *out, unsigned long long *start, int *timed_out)
+{
+    extern __shared__ float pad[];
+    unsigned sm = smid();
+    bool is_a = sm == sm_a, is_b = sm == sm_b;
+    if (!is_a && !is_b) return;
+    if (threadIdx.x == 0) {
+        pad[0] = 0.0f;
+        atomicAdd(arrive, 1u);
+        unsigned long long t = globaltimer();
+        while (atomicAdd(arrive, 0u) < 2u) {
+            if (globaltimer() - t > 200000000ull) { /* 0.2 s: the partner never came */
+                atomicExch(timed_out, 1);
+                break;
+            }
+        }
+        if (is_b) {
+            long long s = clock64();
+            while (clock64() - s < delay) {
+            }
+        }
+        start[is_a ? 0 : 1] = globaltimer();
+    }
+    __syncthreads();
+    float acc = 0.0f;
+    for (int i = threadIdx.x; i < n4; i += blockDim.x) {
+        float4 v = buf[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    out[sm * THREADS + threadIdx.x] = acc;
+}
+
+static int one_cta_per_sm_smem(void)
+{
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    /* more than half of what one SM has, so no SM takes two CTAs */
+    return (int)(p.sharedMemPerMultiprocessor / 2 + 1024);
+}
+
+static int run_map(int reps)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(mapKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    CHECK(cudaFuncSetAttribute(mapKernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    const int sizes[] = {2, 4, 8, 16};
+    unsigned *d = dev_alloc<unsigned>(256);
+    unsigned h[256];
+    for (int r = 0; r < reps; ++r)
+        for (int s = 0; s < 4; ++s) {
+            int cs = sizes[s], clusters = 256 / cs; /* more than fit at once: they queue */
+            cudaLaunchConfig_t cfg = {};
+            cudaLaunchAttribute attr[1];
+            attr[0].id = cudaLaunchAttributeClusterDimension;
+            attr[0].val.clusterDim.x = cs;
+            attr[0].val.clusterDim.y = 1;
+            attr[0].val.clusterDim.z = 1;
+            cfg.gridDim = dim3(clusters * cs);
+            cfg.blockDim = dim3(32);
+            cfg.dynamicSmemBytes = smem;
+            cfg.attrs = attr;
+            cfg.numAttrs = 1;
+            cudaError_t e = cudaLaunchKernelEx(&cfg, mapKernel, d);
+            if (e != cudaSuccess) {
+                fprintf(stderr, "lrcpair: cluster size %d: %s (skipped)\n", cs, cudaGetErrorString(e));
+                (void)cudaGetLastError();
+                continue;
+            }
+            CHECK_LAUNCH();
+            CHECK(cudaMemcpy(h, d, sizeof(unsigned) * clusters * cs, cudaMemcpyDeviceToHost));
+            for (int c = 0; c < clusters; ++c) {
+                fprintf(stderr, "cluster %d:", cs);
+                for (int k = 0; k < cs; ++k) fprintf(stderr, " %u", h[c * cs + k]);
+                fprintf(stderr, "\n");
+            }
+        }
+    CHECK(cudaFree(d));
+    return finish("mapKernel clusters of 2-16", 0);
+}
+
+static int run_sweep(int anchor, long long delay, int kib, int argc, char **argv)
+{
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    int nsm = p.multiProcessorCount;
+    if (anchor >= nsm) usage_fail(USAGE, "ANCHOR %d: the GPU has %d SMs", anchor, nsm);
+    int partners[MAX_SMS], np = 0;
+    if (argc > 0) {
+        for (int i = 0; i < argc; ++i) partners[np++] = (int)parse_long(argv[i], "J", 0, nsm - 1, USAGE);
+    } else {
+        for (int j = 0; j < nsm; ++j)
+            if (j != anchor) partners[np++] = j;
+    }
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(pairRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int n4 = kib * 1024 / 16;
+    float4 *buf = dev_alloc<float4>(n4);
+    CHECK(cudaMemset(buf, 0, (size_t)n4 * 16));
+    unsigned *arrive = dev_alloc<unsigned>(np);
+    CHECK(cudaMemset(arrive, 0, sizeof(unsigned) * np));
+    float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
+    unsigned long long *start = dev_alloc<unsigned long long>(2);
+    int *timed_out = dev_alloc<int>(1);
+    CHECK(cudaMemset(timed_out, 0, sizeof(int)));
+    size_t bad = 0;
+    for (int k = 0; k < np; ++k) {
+        pairRead<<<nsm, THREADS, smem>>>(buf, n4, (unsigned)anchor, (unsigned)partners[k], delay,
+                                         arrive + k, out, start, timed_out);
+        CHECK_LAUNCH();
+        unsigned long long s[2];
+        int to = 0;
+        CHECK(cudaMemcpy(s, start, sizeof s, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(&to, timed_out, sizeof to, cudaMemcpyDeviceToHost));
+        if (to) {
+            fprintf(stderr, "lrcpair: launch %d (%d, %d): the two CTAs did not meet\n", k, anchor,
+                    partners[k]);
+            ++bad;
+            CHECK(cudaMemset(timed_out, 0, sizeof(int)));
+        }
+        fprintf(stderr, "launch %d: %d %d %lld %lld\n", k, anchor, partners[k], delay,
+                (long long)(s[1] - s[0]));
+    }
+    CHECK(cudaFree(buf));
+    CHECK(cudaFree(arrive));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(start));
+    CHECK(cudaFree(timed_out));
+    char what[96];
+    snprintf(what, sizeof what, "pairRead anchor %d, %d partners, delay %lld, %d KiB", anchor, np,
+             delay, kib);
+    return finish(what, bad);
+}
+
+int main(int argc, char **argv)
+{
+    g_prog = "lrcpair";
+    if (argc < 3) usage_fail(USAGE, "expected a mode and its arguments");
+    setup_device();
+    if (strcmp(argv[1], "map") == 0) {
+        if (argc != 3) usage_fail(USAGE, "map takes one argument");
+        return run_map((int)parse_long(argv[2], "REPS", 1, 100, USAGE));
+    }
+    if (strcmp(argv[1], "sweep") == 0) {
+        if (argc < 5) usage_fail(USAGE, "sweep needs ANCHOR DELAY KIB");
+        int anchor = (int)parse_long(argv[2], "ANCHOR", 0, MAX_SMS - 1, USAGE);
+        long long delay = parse_long(argv[3], "DELAY", 0, 100000000, USAGE);
+        int kib = (int)parse_long(argv[4], "KIB", 1, 1 << 20, USAGE);
+        return run_sweep(anchor, delay, kib, argc - 5, argv + 5);
+    }
+    usage_fail(USAGE, "unknown mode '%s'", argv[1]);
+    return EXIT_USAGE;
+}

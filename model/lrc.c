@@ -1,0 +1,132 @@
+/* lrc.c - the L2 request coalescer's table of read requests in flight, per
+ * GPC (the rule and what is not modelled: lrc.h). */
+#include "lrc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+/* One request sent to L2. gen: the kernel that sent it (0 = empty), so that
+ * lrc_reset forgets every request without clearing the table. */
+typedef struct lrc_entry {
+    uint64_t line;
+    uint64_t sent, ret; /* at the LRC; data back at the SM */
+    uint32_t gen;
+    uint16_t sm;
+    uint8_t mask;
+} lrc_entry;
+_Static_assert(sizeof(lrc_entry) == 32, "lrc_entry: two per cache line");
+
+struct lrc {
+    uint8_t *sm_gpc;    /* [sm_count] */
+    uint32_t sm_count, gpcs;
+    uint32_t window;
+    uint32_t gen;
+    lrc_entry *table;   /* [gpcs][LRC_SETS][LRC_WAYS] */
+    lrc_counts counts;
+};
+
+lrc *lrc_create(const uint8_t *sm_gpc, uint32_t sm_count, uint32_t window)
+{
+    lrc *l = xcalloc(1, sizeof *l);
+    l->sm_gpc = xmalloc(sm_count);
+    memcpy(l->sm_gpc, sm_gpc, sm_count);
+    l->sm_count = sm_count;
+    for (uint32_t s = 0; s < sm_count; s++)
+        if (sm_gpc[s] + 1u > l->gpcs)
+            l->gpcs = sm_gpc[s] + 1u;
+    l->window = window;
+    l->table = xcalloc((size_t)l->gpcs * LRC_SETS * LRC_WAYS, sizeof *l->table);
+    l->gen = 1;
+    return l;
+}
+
+void lrc_destroy(lrc *l)
+{
+    if (!l)
+        return;
+    free(l->sm_gpc);
+    free(l->table);
+    free(l);
+}
+
+void lrc_reset(lrc *l)
+{
+    l->gen++;
+    if (l->gen == 0) { /* after a wrap, entries of an old kernel would look live */
+        memset(l->table, 0, (size_t)l->gpcs * LRC_SETS * LRC_WAYS * sizeof *l->table);
+        l->gen = 1;
+    }
+    l->counts = (lrc_counts){0};
+}
+
+/* The set of GPC g that (line, mask) maps to (splitmix64's finalizer). */
+static lrc_entry *set_of(const lrc *l, uint32_t sm, uint64_t line, uint32_t mask)
+{
+    uint64_t z = line * 16u + mask;
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9ull;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    uint32_t g = sm < l->sm_count ? l->sm_gpc[sm] : 0;
+    return &l->table[((size_t)g * LRC_SETS + (z & (LRC_SETS - 1u))) * LRC_WAYS];
+}
+
+bool lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
+               uint64_t *ret)
+{
+    lrc_entry *set = set_of(l, sm, line, mask);
+    for (uint32_t w = 0; w < LRC_WAYS; w++) {
+        const lrc_entry *e = &set[w];
+        if (e->gen != l->gen || e->line != line || e->mask != mask || e->sm == sm)
+            continue;
+        uint64_t r;
+        if (e->sent <= t && t <= e->ret + l->window)
+            r = e->ret; /* in flight (or just back): its data serves this one too */
+        else if (t < e->sent && e->sent - t < e->ret - e->sent)
+            r = t + (e->ret - e->sent); /* this one was first, and still in flight then */
+        else
+            continue;
+        uint32_t n = (uint32_t)__builtin_popcount(mask);
+        l->counts.requests++;
+        l->counts.sectors += n;
+        l->counts.hit_sectors += hit_sectors < n ? hit_sectors : n;
+        *ret = r;
+        return true;
+    }
+    return false;
+}
+
+void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint64_t ret)
+{
+    lrc_entry *set = set_of(l, sm, line, mask);
+    /* an empty way, else the request whose data came back earliest */
+    lrc_entry *victim = &set[0];
+    for (uint32_t w = 0; w < LRC_WAYS; w++) {
+        lrc_entry *e = &set[w];
+        if (e->gen != l->gen) {
+            victim = e;
+            break;
+        }
+        if (e->ret < victim->ret)
+            victim = e;
+    }
+    *victim = (lrc_entry){.line = line, .sent = t, .ret = ret < t ? t : ret, .gen = l->gen,
+                          .sm = (uint16_t)sm, .mask = (uint8_t)mask};
+}
+
+lrc_counts lrc_get_counts(const lrc *l)
+{
+    return l->counts;
+}
+
+void lrc_counts_apply(const lrc_counts *m, stats *s)
+{
+    uint64_t hit = m->hit_sectors, miss = m->sectors - m->hit_sectors;
+    s->v[STAT_L2_REQ_READ] -= m->requests <= s->v[STAT_L2_REQ_READ] ? m->requests : s->v[STAT_L2_REQ_READ];
+    s->v[STAT_L2_SECT_READ] -= m->sectors <= s->v[STAT_L2_SECT_READ] ? m->sectors : s->v[STAT_L2_SECT_READ];
+    s->v[STAT_L2_SECT_READ_HIT] -= hit <= s->v[STAT_L2_SECT_READ_HIT] ? hit : s->v[STAT_L2_SECT_READ_HIT];
+    s->v[STAT_L2_SECT_READ_MISS] -= miss <= s->v[STAT_L2_SECT_READ_MISS] ? miss : s->v[STAT_L2_SECT_READ_MISS];
+}

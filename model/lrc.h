@@ -1,0 +1,75 @@
+/* lrc.h - Hopper's L2 request coalescer (LRC) as the timing layer sees it:
+ * per GPC, the L2 read requests in flight, and whether a new read request is
+ * the same as one another SM of its GPC has in flight (docs/findings.md §2b).
+ *
+ * The rule, measured on the H200 (findings §2b): the LRC merges a read
+ * request only with a request of ANOTHER SM of the SAME GPC for the same
+ * 128-byte line AND the same sector mask, while the first one is in flight
+ * (sent, data not yet back). Requests of one SM never merge (L1's miss
+ * handling is where those meet); SMs of different GPCs never merge; a request
+ * that overlaps another only partly (another mask) does not merge.
+ *
+ * Times are what the caller says (SM cycles at the LRC). Requests arrive in
+ * the replay's order, which is not time order across SMs, so a request may
+ * find in the table one that is LATER in time: when the later one arrived
+ * while the earlier (this one) would still have been in flight, the pair
+ * still meets, and one of the two merges; which one is booked is a matter of
+ * replay order, the count is the same.
+ *
+ * Memory is fixed at lrc_create: per GPC a set-associative table of
+ * LRC_SETS x LRC_WAYS requests; a full set replaces its entry whose data
+ * came back earliest (the hardware's capacity is not known; 8 times this
+ * size moves the suite's matrixMul counts by 0.1%, docs/timing.md).
+ * No allocation per request. Not modelled: the LRC's own latency and
+ * bandwidth, atomics and writes (never merged), requests folded by the
+ * observer (gpu.h GPU_OBS_MAX_L2: never merged). */
+#ifndef GMS_LRC_H
+#define GMS_LRC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+#define LRC_WAYS 8u
+#define LRC_SETS 512u 
+
+typedef struct lrc lrc;
+
+/* What the LRC merged in one kernel: those requests never reached an L2
+ * slice, so the functional L2 read counters (which count every request that
+ * left an L1) are too high by these. */
+typedef struct lrc_counts {
+    uint64_t requests;     /* merged read requests */
+    uint64_t sectors;      /* their sectors */
+    uint64_t hit_sectors;  /* of those, sectors the functional model counted as L2 hits */
+} lrc_counts;
+
+/* sm_gpc[s]: the GPC of SM s, for s < sm_count; gpcs: 1 + the largest.
+ * window: cycles after the first request's data came back during which an
+ * identical request still merges (0: only while in flight). */
+lrc *lrc_create(const uint8_t *sm_gpc, uint32_t sm_count, uint32_t window);
+void lrc_destroy(lrc *l);
+/* Forget every request and zero the counts (a new kernel). */
+void lrc_reset(lrc *l);
+
+/* A read request of SM sm for line's sectors mask reaching the LRC at cycle
+ * t. When it merges with an identical request of another SM of its GPC,
+ * returns true, adds it to the counts (hit_sectors: what the functional
+ * model counted as L2 hits of it) and sets *ret to the cycle its data comes
+ * back (the other request's return, or for a pair met out of replay order
+ * t plus the other's time in flight). Otherwise returns false: the caller
+ * books the request on its slice and calls lrc_sent with its return. */
+bool lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
+               uint64_t *ret);
+/* The request (not merged) was sent to L2 at t; its data is back at ret. */
+void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint64_t ret);
+
+/* The counts since the last reset. */
+lrc_counts lrc_get_counts(const lrc *l);
+
+/* Take the merged requests out of the functional L2 read counters of s: read
+ * requests and sectors, and of the sectors the hits (the rest are misses). */
+void lrc_counts_apply(const lrc_counts *m, stats *s);
+
+#endif

@@ -1,0 +1,395 @@
+/* test_lrc.c - the L2 request coalescer (model/lrc.h): its rule on
+ * hand-made requests, the GPC map of the config, the timing layer's use of
+ * it, and what it predicts for the measured matrixMul captures. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "gpu.h"
+#include "lrc.h"
+#include "replay.h"
+#include "suites.h"
+#include "test_util.h"
+#include "timing.h"
+
+/* 8 SMs: SMs 0-3 in GPC 0, 4-5 in GPC 1, 6-7 in GPC 2. */
+static const uint8_t small_map[8] = {0, 0, 0, 0, 1, 1, 2, 2};
+
+START_TEST(a_request_another_sm_of_the_gpc_has_in_flight_merges)
+{
+    lrc *l = lrc_create(small_map, 8, 0);
+    uint64_t ret = 0;
+    ck_assert(!lrc_merge(l, 0, 100, 0xf, 10, 0, &ret));
+    lrc_sent(l, 0, 100, 0xf, 10, 500); /* in flight from 10 to 500 */
+    /* SM 1 (GPC 0), same line and mask, at 200: merged, data when SM 0's comes */
+    ck_assert(lrc_merge(l, 1, 100, 0xf, 200, 4, &ret));
+    ck_assert_uint_eq(ret, 500);
+    /* and at 500, the cycle its data comes back: still merged */
+    ck_assert(lrc_merge(l, 3, 100, 0xf, 500, 0, &ret));
+    lrc_counts n = lrc_get_counts(l);
+    ck_assert_uint_eq(n.requests, 2);
+    ck_assert_uint_eq(n.sectors, 8);
+    ck_assert_uint_eq(n.hit_sectors, 4);
+    lrc_destroy(l);
+}
+END_TEST
+
+START_TEST(other_gpcs_the_same_sm_and_other_masks_do_not_merge)
+{
+    lrc *l = lrc_create(small_map, 8, 0);
+    uint64_t ret = 0;
+    lrc_sent(l, 0, 100, 0x3, 10, 500);
+    ck_assert(!lrc_merge(l, 4, 100, 0x3, 200, 2, &ret)); /* GPC 1 */
+    ck_assert(!lrc_merge(l, 7, 100, 0x3, 200, 2, &ret)); /* GPC 2 */
+    ck_assert(!lrc_merge(l, 0, 100, 0x3, 200, 2, &ret)); /* the same SM */
+    /* same line, other masks: a superset, a subset, an overlap (the
+     * boundary sectors of readSegment_off11, measured: no merge) */
+    ck_assert(!lrc_merge(l, 1, 100, 0xf, 200, 4, &ret));
+    ck_assert(!lrc_merge(l, 1, 100, 0x1, 200, 1, &ret));
+    ck_assert(!lrc_merge(l, 1, 100, 0x6, 200, 2, &ret));
+    ck_assert(!lrc_merge(l, 1, 101, 0x3, 200, 2, &ret)); /* another line */
+    ck_assert(lrc_merge(l, 2, 100, 0x3, 200, 2, &ret));  /* and the right one does */
+    ck_assert_uint_eq(lrc_get_counts(l).sectors, 2);
+    lrc_destroy(l);
+}
+END_TEST
+
+START_TEST(a_request_whose_data_came_back_does_not_merge_unless_in_the_window)
+{
+    lrc *l = lrc_create(small_map, 8, 0);
+    uint64_t ret = 0;
+    lrc_sent(l, 0, 100, 0xf, 10, 500);
+    ck_assert(!lrc_merge(l, 1, 100, 0xf, 501, 4, &ret));
+    lrc_destroy(l);
+    l = lrc_create(small_map, 8, 50); /* a window of 50 cycles after the return */
+    lrc_sent(l, 0, 100, 0xf, 10, 500);
+    ck_assert(lrc_merge(l, 1, 100, 0xf, 550, 4, &ret));
+    ck_assert_uint_eq(ret, 500);
+    ck_assert(!lrc_merge(l, 1, 100, 0xf, 551, 4, &ret));
+    lrc_destroy(l);
+}
+END_TEST
+
+/* Requests come in replay order: one that is earlier in time than the one
+ * in the table meets it when it was still in flight at that one's arrival. */
+START_TEST(a_pair_met_out_of_replay_order_merges_once)
+{
+    lrc *l = lrc_create(small_map, 8, 0);
+    uint64_t ret = 0;
+    lrc_sent(l, 0, 100, 0xf, 1000, 1400); /* 400 cycles in flight */
+    ck_assert(lrc_merge(l, 1, 100, 0xf, 700, 0, &ret)); /* 300 before: it was in flight then */
+    ck_assert_uint_eq(ret, 700 + 400);
+    ck_assert(!lrc_merge(l, 1, 100, 0xf, 600, 0, &ret)); /* 400 before: it was back */
+    ck_assert_uint_eq(lrc_get_counts(l).requests, 1);
+    lrc_destroy(l);
+}
+END_TEST
+
+START_TEST(a_reset_forgets_every_request_and_the_table_is_bounded)
+{
+    lrc *l = lrc_create(small_map, 8, 0);
+    uint64_t ret = 0;
+    lrc_sent(l, 0, 100, 0xf, 10, 500);
+    lrc_reset(l);
+    ck_assert(!lrc_merge(l, 1, 100, 0xf, 200, 4, &ret));
+    ck_assert_uint_eq(lrc_get_counts(l).requests, 0);
+    /* far more requests in flight than a GPC's table holds: the ones whose
+     * data comes back first make room; the latest is still found */
+    for (uint64_t i = 0; i < 10u * LRC_SETS * LRC_WAYS; i++)
+        lrc_sent(l, 0, i, 0xf, 10, 1000 + i);
+    ck_assert(lrc_merge(l, 1, 10u * LRC_SETS * LRC_WAYS - 1u, 0xf, 500, 4, &ret));
+    lrc_destroy(l);
+}
+END_TEST
+
+START_TEST(merged_requests_leave_the_l2_read_counters)
+{
+    stats s;
+    memset(&s, 0, sizeof s);
+    s.v[STAT_L2_REQ_READ] = 10;
+    s.v[STAT_L2_SECT_READ] = 40;
+    s.v[STAT_L2_SECT_READ_HIT] = 30;
+    s.v[STAT_L2_SECT_READ_MISS] = 10;
+    s.v[STAT_DRAM_SECT_READ] = 10;
+    lrc_counts m = {.requests = 3, .sectors = 12, .hit_sectors = 8};
+    lrc_counts_apply(&m, &s);
+    ck_assert_uint_eq(s.v[STAT_L2_REQ_READ], 7);
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_READ], 28);
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_READ_HIT], 22);
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_READ_MISS], 6);
+    ck_assert_uint_eq(s.v[STAT_DRAM_SECT_READ], 10);
+}
+END_TEST
+
+/* ---- the config's GPC map ---- */
+
+static int load_text(const char *text, cfg_gpu *c, err_info *e)
+{
+    char path[] = "/tmp/gms-lrc-cfg-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    ck_assert(f);
+    /* the H200 config with text in place of its sm_gpc line; without a GPC
+     * map, also without l2.gpc_partition, which needs one */
+    bool no_map = strstr(text, "sm_gpc = 0") == NULL && strstr(text, "sm_gpc = 1") == NULL;
+    FILE *h = fopen("configs/h200.ini", "r");
+    ck_assert(h);
+    char line[512];
+    while (fgets(line, sizeof line, h)) {
+        if (strncmp(line, "sm_gpc", 6) == 0)
+            fputs(text, f);
+        else if (!(no_map && strncmp(line, "gpc_partition", 13) == 0))
+            fputs(line, f);
+    }
+    fclose(h);
+    fclose(f);
+    int rc = cfg_load(path, c, e);
+    remove(path);
+    return rc;
+}
+
+START_TEST(the_h200_gpc_map_is_the_measured_one)
+{
+    cfg_gpu c;
+    err_info e;
+    err_clear(&e);
+    ck_assert_msg(cfg_load("configs/h200.ini", &c, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(c.n_sm_gpc, 132);
+    /* traces/h200-probes/lrc-pairs.summary.txt: SM s is in GPC (s/2)%8 for
+     * s<64, (s-64)/2%7+1 for 64<=s<120, 120-121: 6, 122-123: 7, 124-131: 0 */
+    for (uint32_t s = 0; s < 132; s++) {
+        uint32_t g = s < 64 ? (s / 2) % 8 : s < 120 ? (s - 64) / 2 % 7 + 1 : s < 122 ? 6 : s < 124 ? 7 : 0;
+        ck_assert_msg(c.sm_gpc[s] == g, "SM %u: GPC %u, expected %u", s, c.sm_gpc[s], g);
+    }
+    ck_assert_uint_eq(c.t_lrc_window_cycles, 0);
+}
+END_TEST
+
+START_TEST(a_bad_gpc_map_is_refused_by_name)
+{
+    cfg_gpu c;
+    err_info e;
+    err_clear(&e);
+    ck_assert(load_text("sm_gpc = 0011 2233\n", &c, &e) != 0);
+    ck_assert_msg(strstr(e.msg, "[gpu] sm_gpc") && strstr(e.msg, "one GPC per SM") &&
+                  strstr(e.msg, "got 8"), "%s", e.msg);
+    err_clear(&e);
+    ck_assert(load_text("sm_gpc = 00X1\n", &c, &e) != 0);
+    ck_assert_msg(strstr(e.msg, "[gpu] sm_gpc") && strstr(e.msg, "'X' at position 3"), "%s", e.msg);
+    err_clear(&e);
+    ck_assert_msg(load_text("sm_gpc = none\n", &c, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(c.n_sm_gpc, 0);
+    /* a config without the key: no map either (no LRC) */
+    ck_assert_msg(load_text("", &c, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(c.n_sm_gpc, 0);
+}
+END_TEST
+
+/* The L2 partitions are made of whole GPCs (docs/findings.md §7, kernels/farlat.cu):
+ * GPCs 0, 4, 5, 6 in one, 1, 2, 3, 7 in the other; without the maps, s mod 2. */
+START_TEST(the_h200_partitions_are_the_measured_ones)
+{
+    cfg_gpu c;
+    err_info e;
+    err_clear(&e);
+    ck_assert_msg(cfg_load("configs/h200.ini", &c, &e) == 0, "%s", e.msg);
+    static const struct {
+        uint32_t sm, part;
+    } cases[] = {{0, 0}, {1, 0}, {2, 1}, {3, 1}, {4, 1}, {6, 1}, {8, 0}, {10, 0}, {12, 0},
+                 {14, 1}, {16, 0}, {64, 1}, {120, 0}, {122, 1}, {124, 0}, {131, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_msg(cfg_partition_of_sm(&c, cases[i].sm) == cases[i].part, "SM %u: partition %u",
+                      cases[i].sm, cfg_partition_of_sm(&c, cases[i].sm));
+    uint32_t in0 = 0;
+    for (uint32_t sm = 0; sm < c.sm_count; sm++)
+        in0 += cfg_partition_of_sm(&c, sm) == 0;
+    ck_assert_uint_eq(in0, 16 + 16 + 16 + 18); /* GPCs 0, 4, 5 and 6 */
+    c.l2_n_gpc_partition = 0;
+    ck_assert_uint_eq(cfg_partition_of_sm(&c, 1), 1);
+    ck_assert_uint_eq(cfg_partition_of_sm(&c, 2), 0);
+}
+END_TEST
+
+START_TEST(a_bad_partition_map_is_refused_by_name)
+{
+    cfg_gpu c;
+    err_info e;
+    err_clear(&e);
+    ck_assert_msg(cfg_load("configs/h200.ini", &c, &e) == 0, "%s", e.msg);
+    c.l2_n_gpc_partition = 7; /* GPC 7 has no partition */
+    ck_assert_int_eq(cfg_validate(&c, &e), -1);
+    ck_assert_msg(strstr(e.msg, "[l2] gpc_partition") && strstr(e.msg, "GPC 7"), "%s", e.msg);
+    c.l2_n_gpc_partition = 8;
+    c.l2_gpc_partition[3] = 2; /* the H200 has 2 partitions */
+    ck_assert_int_eq(cfg_validate(&c, &e), -1);
+    ck_assert_msg(strstr(e.msg, "below l2.partitions = 2") && strstr(e.msg, "GPC 3"), "%s", e.msg);
+    c.l2_gpc_partition[3] = 1;
+    c.n_sm_gpc = 0; /* a partition map needs the GPC map */
+    ck_assert_int_eq(cfg_validate(&c, &e), -1);
+    ck_assert_msg(strstr(e.msg, "expected gpu.sm_gpc as well"), "%s", e.msg);
+}
+END_TEST
+
+/* ---- in the timing layer ---- */
+
+/* Two CTAs (round-robin: CTA c on SM c) load the same 128 bytes at once. */
+static timing_result two_ctas_load_one_line(uint32_t second_cta, bool with_map, stats *out)
+{
+    cfg_gpu c;
+    err_info e;
+    err_clear(&e);
+    ck_assert_msg(cfg_load("configs/h200.ini", &c, &e) == 0, "%s", e.msg);
+    c.t_launch_cycles = 0;
+    c.t_cta_launch_mcycles = 0;
+    if (!with_map)
+        c.n_sm_gpc = 0;
+    gpu *g = gpu_create(&c);
+    timing *t = timing_create(&c);
+    gpu_observer o = timing_observer(t);
+    gpu_set_observer(g, &o);
+    trace_kernel k;
+    test_kernel(&k, "k", second_cta + 1u, 32);
+    char sass[] = "LDG.E R2, desc[UR4][R4.64]";
+    trace_pc_info pc = {.pc = 0, .sass = sass, .file = -1};
+    k.pcs = &pc;
+    k.n_pcs = 1;
+    ck_assert_msg(gpu_kernel_begin(g, &k, 0, &e) == 0, "%s", e.msg);
+    timing_kernel_begin(t, &k, gpu_kernel_info_get(g));
+    uint32_t ctas[2] = {0, second_cta};
+    for (int i = 0; i < 2; i++) {
+        trace_mem m;
+        test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x100000, 4);
+        m.cta = ctas[i];
+        gpu_mem(g, &m);
+    }
+    timing_result r;
+    gpu_kernel_end(g, out);
+    timing_kernel_end(t, &r);
+    gpu_destroy(g);
+    timing_destroy(t);
+    return r;
+}
+
+START_TEST(the_timing_layer_merges_a_read_of_two_sms_of_one_gpc)
+{
+    stats s;
+    /* SMs 0 and 1: GPC 0. The second read is an L2 hit in the functional
+     * model (the first filled the line); merged, it never reaches L2 */
+    timing_result r = two_ctas_load_one_line(1, true, &s);
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_READ], 8);
+    ck_assert_uint_eq(r.lrc_input_sectors, 8);
+    ck_assert_uint_eq(r.lrc_merged_sectors, 4);
+    ck_assert_uint_eq(r.lrc.requests, 1);
+    ck_assert_uint_eq(r.lrc.hit_sectors, 4);
+    lrc_counts_apply(&r.lrc, &s);
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_READ], 4);
+    ck_assert_uint_eq(s.v[STAT_L2_REQ_READ], 1);
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_READ_HIT], 0);
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_READ_MISS], 4);
+    /* SMs 0 and 2: GPCs 0 and 1, no merge */
+    r = two_ctas_load_one_line(2, true, &s);
+    ck_assert_uint_eq(r.lrc_merged_sectors, 0);
+    /* the same GPC without a map: no coalescer */
+    r = two_ctas_load_one_line(1, false, &s);
+    ck_assert_uint_eq(r.lrc_merged_sectors, 0);
+}
+END_TEST
+
+/* ---- the measured captures ---- */
+
+typedef struct l2_reads {
+    uint64_t functional, after_lrc, launches;
+} l2_reads;
+
+static int sum_reads(void *ctx, const replay_kernel_result *r, err_info *err)
+{
+    (void)err;
+    l2_reads *x = ctx;
+    stats s = r->totals;
+    x->functional += s.v[STAT_L2_SECT_READ];
+    lrc_counts_apply(&r->timing->lrc, &s);
+    x->after_lrc += s.v[STAT_L2_SECT_READ];
+    x->launches++;
+    return 0;
+}
+
+static l2_reads replay_reads(const char *path)
+{
+    cfg_gpu c;
+    err_info e;
+    err_clear(&e);
+    ck_assert_msg(cfg_load("configs/h200.ini", &c, &e) == 0, "%s", e.msg);
+    replay_options opt = {.timing = true};
+    l2_reads x = {0};
+    ck_assert_msg(replay_trace(path, &c, &opt, sum_reads, &x, &e) == 0, "%s", e.msg);
+    ck_assert_uint_eq(x.launches, 1);
+    return x;
+}
+
+/* lts__t_sectors_srcunit_tex_op_read.sum, measured (the capture's CSV) and
+ * predicted (L1 miss sectors less the LRC's merges). The run-to-run spread of
+ * this counter is 7.65% on matrixMul_naive (docs/findings.md §5). The small
+ * grids' measured values include ~100-200 sectors of the profiler's own
+ * reads (findings §1). Errors against the measured: */
+START_TEST(the_matrixmul_captures)
+{
+    static const struct {
+        const char *trace;
+        uint64_t functional, predicted; /* measured, error: */
+    } cases[] = {
+        {"traces/h200/matrixMul_naive.trace", 63616, 37584},           /* 38,252: -1.7% */
+        {"traces/h200/matrixMul_tiled16.trace", 63616, 31814},         /* 39,028: -18.5% */
+        {"traces/h200/matrixMul_tiny_naive.trace", 12, 4},             /* 8 (profiler's) */
+        {"traces/h200/matrixMul_tiny_tiled2.trace", 12, 4},            /* 5 (profiler's) */
+        {"traces/h200-probes/lrc-traces/mmn_16.trace", 4096, 3264},    /* 3,119: +4.6% */
+        {"traces/h200-probes/lrc-traces/mmn_64.trace", 16384, 12456},  /* 10,672: +16.7% */
+        {"traces/h200-probes/lrc-traces/mmt_16.trace", 4096, 2984},    /* 3,218: -7.3% */
+        {"traces/h200-probes/lrc-traces/mmt_64.trace", 16384, 11096},  /* 10,698: +3.7% */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        l2_reads x = replay_reads(cases[i].trace);
+        ck_assert_msg(x.functional == cases[i].functional && x.after_lrc == cases[i].predicted,
+                      "%s: functional %llu (expected %llu), after the LRC %llu (expected %llu)",
+                      cases[i].trace, (unsigned long long)x.functional,
+                      (unsigned long long)cases[i].functional, (unsigned long long)x.after_lrc,
+                      (unsigned long long)cases[i].predicted);
+    }
+}
+END_TEST
+
+/* readSegment_off11: neighbouring CTAs read their boundary sectors with
+ * different masks; measured merges 0 (findings §2), so 0 here. */
+START_TEST(misaligned_boundaries_do_not_merge)
+{
+    l2_reads x = replay_reads("traces/h200/readSegment_off11.trace");
+    ck_assert_uint_eq(x.after_lrc, x.functional);
+    x = replay_reads("traces/h200/readSegmentCG_off11.trace");
+    ck_assert_uint_eq(x.after_lrc, x.functional);
+}
+END_TEST
+
+Suite *lrc_suite(void)
+{
+    Suite *s = suite_create("lrc");
+    TCase *tc = tcase_create("rule");
+    tcase_add_test(tc, a_request_another_sm_of_the_gpc_has_in_flight_merges);
+    tcase_add_test(tc, other_gpcs_the_same_sm_and_other_masks_do_not_merge);
+    tcase_add_test(tc, a_request_whose_data_came_back_does_not_merge_unless_in_the_window);
+    tcase_add_test(tc, a_pair_met_out_of_replay_order_merges_once);
+    tcase_add_test(tc, a_reset_forgets_every_request_and_the_table_is_bounded);
+    tcase_add_test(tc, merged_requests_leave_the_l2_read_counters);
+    tcase_add_test(tc, the_h200_gpc_map_is_the_measured_one);
+    tcase_add_test(tc, a_bad_gpc_map_is_refused_by_name);
+    tcase_add_test(tc, the_h200_partitions_are_the_measured_ones);
+    tcase_add_test(tc, a_bad_partition_map_is_refused_by_name);
+    suite_add_tcase(s, tc);
+    TCase *tt = tcase_create("timing");
+    tcase_set_timeout(tt, 120); /* whole H200s and suite traces; slow under the sanitizers */
+    tcase_add_test(tt, the_timing_layer_merges_a_read_of_two_sms_of_one_gpc);
+    tcase_add_test(tt, the_matrixmul_captures);
+    tcase_add_test(tt, misaligned_boundaries_do_not_merge);
+    suite_add_tcase(s, tt);
+    return s;
+}
