@@ -107,7 +107,8 @@ typedef struct cfg_gpu {
     uint32_t t_l2_far_extra_cycles;
     uint32_t t_dram_cycles;
     uint32_t t_smem_cycles;
-    uint32_t t_barrier_cycles;       /* last arrival to release */
+    uint32_t t_barrier_cycles;       /* last arrival to release, plus ... */
+    uint32_t t_barrier_cycles_per_warp; /* ... this per warp of the CTA */
     uint32_t t_smsps_per_sm;         /* issue: 1 instruction per cycle per sub-partition */
     uint32_t t_l2_slice_bytes_per_cycle;
     uint32_t t_l2_clock_permille;    /* L2 cycles per 1000 SM cycles */

@@ -351,6 +351,7 @@ struct timing {
     const trace_kernel *k;
     gpu_kernel_info info;
     uint32_t warps_per_cta;
+    uint64_t bar_release;     /* last arrival at a barrier to its release, for this kernel's CTAs */
     timing_regs *pcs;         /* [k->n_pcs] */
     uint32_t *pc_next;        /* [k->n_pcs]: the PC index a warp went to from this one when
                                * not the next, UINT32_MAX when none (pc_index's hint) */
@@ -534,6 +535,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     t->k = k;
     t->info = *info;
     t->warps_per_cta = trace_kernel_warps_per_cta(k);
+    t->bar_release = t->cfg.t_barrier_cycles + (uint64_t)t->cfg.t_barrier_cycles_per_warp * t->warps_per_cta;
     if (t->cap_pcs < k->n_pcs) {
         free(t->pcs);
         free(t->pc_next);
@@ -747,7 +749,7 @@ static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, ui
     if (w->bar_wait) {
         uint32_t s = (w->bar_gen - 1u) & 1u;
         if (c->bar_id[s] == w->bar_gen - 1u)
-            at = max64(at, c->bar_max[s] + t->cfg.t_barrier_cycles);
+            at = max64(at, c->bar_max[s] + t->bar_release);
         w->bar_wait = false;
     }
     uint64_t between;

@@ -189,13 +189,13 @@ END_TEST
 /* Shared-memory chain then a barrier: warp 1 waits at the barrier for warp
  * 0's K dependent LDS (24 cycles each: 1 data-stage wavefront + 23) and its
  * STS of the last value; whichever order the replay sees them in. */
-static uint64_t barrier_case(bool warp1_first)
+static uint64_t barrier_case(bool warp1_first, uint32_t threads)
 {
     enum { K = 4 };
     cfg_gpu c;
     timing_cfg(&c);
     rig r;
-    rig_open(&r, &c, 1, 64);
+    rig_open(&r, &c, 1, threads);
     for (uint32_t i = 0; i < K; i++)
         rig_pc(&r, i, "LDS R2, [R2]");
     rig_pc(&r, K, "STS [R0], R2");
@@ -218,10 +218,13 @@ static uint64_t barrier_case(bool warp1_first)
 START_TEST(a_barrier_waits_for_the_last_warp_in_any_replay_order)
 {
     /* warp 0: LDS at 0, 24, 48, 72 (data at 96), STS issues at 96, arrives
-     * at the barrier at 97; warp 1 is released at 97 + 20, its LDS's data
-     * is ready 24 later: 141 */
-    ck_assert_uint_eq(barrier_case(false), 141);
-    ck_assert_uint_eq(barrier_case(true), 141);
+     * at the barrier at 97; warp 1 is released at 97 + 12 + 2 x 2 warps
+     * (findings §8), its LDS's data is ready 24 later: 137 */
+    ck_assert_uint_eq(barrier_case(false, 64), 137);
+    ck_assert_uint_eq(barrier_case(true, 64), 137);
+    /* the same two warps' records in a CTA of 32 warps (the other 30 never
+     * reach the trace): released at 97 + 12 + 64, data at 197 */
+    ck_assert_uint_eq(barrier_case(false, 1024), 197);
 }
 END_TEST
 
