@@ -35,9 +35,9 @@ typedef struct replay_options {
 
 /* Check the options before any output (a bad --kernel regex): 0, or -1 with
  * err set. */
-/* With timing every counter stays the functional model's: the LRC's merged
- * sectors are reported apart (timing_result), because the LRC hypothesis of
- * docs/timing.md does not reproduce the measured merges. */
+/* With timing the replay's counters stay the functional model's; the L2 reads
+ * the LRC merged (timing_result.lrc) are taken out where a launch is reported
+ * (report.c, cmd_validate.c: lrc_counts_apply), docs/timing.md. */
 int replay_options_check(const replay_options *opt, err_info *err);
 
 /* Replay path on a fresh gpu built from cfg. Returns 0, or -1 with err set
