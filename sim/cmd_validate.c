@@ -147,10 +147,6 @@ static int collect(void *ctx, const replay_kernel_result *r, err_info *err)
     l->v[l->n++] = (predicted){.launch = r->kernel->launch, .demangled = xstrdup(r->kernel->demangled),
                                .s = r->totals, .has_timing = r->timing != NULL,
                                .timing = r->timing ? *r->timing : (timing_result){0}};
-    /* with the timing model, the L2 reads are those left after the L2 request
-     * coalescer: what it merged never reached a slice (model/lrc.h) */
-    if (r->timing)
-        lrc_counts_apply(&r->timing->lrc, &l->v[l->n - 1].s);
     return 0;
 }
 

@@ -198,6 +198,9 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
                 if (tm) {
                     timing_kernel_end(tm, &tr);
                     res.timing = &tr;
+                    /* the L2 reads are those left after the L2 request
+                     * coalescer: what it merged never reached a slice */
+                    lrc_counts_apply(&tr.lrc, &res.totals);
                 }
                 if (fn && fn(ctx, &res, err) != 0)
                     rc = -1;

@@ -284,14 +284,6 @@ static void json_kernel(report *rp, const replay_kernel_result *r)
 
 void report_kernel(report *rp, const replay_kernel_result *r)
 {
-    /* with the timing model, the L2 reads are those left after the L2 request
-     * coalescer: what it merged never reached a slice (model/lrc.h) */
-    replay_kernel_result adjusted;
-    if (r->timing) {
-        adjusted = *r;
-        lrc_counts_apply(&r->timing->lrc, &adjusted.totals);
-        r = &adjusted;
-    }
     switch (rp->fmt) {
     case REPORT_TABLE:
         table_kernel(rp, r);
