@@ -577,7 +577,6 @@ void timing_kernel_end(timing *t, timing_result *out)
     out->cycles = t->cfg.t_launch_cycles + busy;
     out->lrc_input_sectors = t->lrc_in;
     out->lrc = t->lrc ? lrc_get_counts(t->lrc) : (lrc_counts){0};
-    out->lrc_merged_sectors = out->lrc.sectors;
     t->k = NULL;
 }
 

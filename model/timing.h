@@ -38,10 +38,10 @@ typedef struct timing timing;
 typedef struct timing_result {
     uint64_t cycles;              /* predicted sm__cycles_elapsed.avg */
     uint64_t lrc_input_sectors;   /* read sectors that reached the LRC (the functional L2 read sectors) */
-    uint64_t lrc_merged_sectors;  /* of those, merged with an identical read of another SM of the
-                                   * GPC in flight (lrc__request_sectors_op_read_coalescing_achieved_type_hardware);
-                                   * = lrc.sectors */
-    lrc_counts lrc;               /* what the LRC merged (model/lrc.h); zero without a GPC map */
+    lrc_counts lrc;               /* what the LRC merged (model/lrc.h): lrc.sectors are those merged
+                                   * with an identical read of another SM of the GPC in flight
+                                   * (lrc__request_sectors_op_read_coalescing_achieved_type_hardware);
+                                   * zero without a GPC map */
 } timing_result;
 
 /* c->timing must be true (the [timing] section is set). */

@@ -28,7 +28,7 @@ static const char *const timing_names[TIMING_ROWS] = {
 
 static uint64_t timing_value(const timing_result *t, int i)
 {
-    return i == 0 ? t->cycles : i == 1 ? t->lrc_input_sectors : t->lrc_merged_sectors;
+    return i == 0 ? t->cycles : i == 1 ? t->lrc_input_sectors : t->lrc.sectors;
 }
 
 int report_format_parse(const char *s, report_format *out)
@@ -306,7 +306,7 @@ void report_kernel(report *rp, const replay_kernel_result *r)
     if (r->timing) {
         rp->timing_total.cycles += r->timing->cycles;
         rp->timing_total.lrc_input_sectors += r->timing->lrc_input_sectors;
-        rp->timing_total.lrc_merged_sectors += r->timing->lrc_merged_sectors;
+        rp->timing_total.lrc.sectors += r->timing->lrc.sectors;
     }
     rp->kernels++;
 }

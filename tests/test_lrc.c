@@ -280,7 +280,7 @@ START_TEST(the_timing_layer_merges_a_read_of_two_sms_of_one_gpc)
     timing_result r = two_ctas_load_one_line(1, true, &s);
     ck_assert_uint_eq(s.v[STAT_L2_SECT_READ], 8);
     ck_assert_uint_eq(r.lrc_input_sectors, 8);
-    ck_assert_uint_eq(r.lrc_merged_sectors, 4);
+    ck_assert_uint_eq(r.lrc.sectors, 4);
     ck_assert_uint_eq(r.lrc.requests, 1);
     ck_assert_uint_eq(r.lrc.hit_sectors, 4);
     lrc_counts_apply(&r.lrc, &s);
@@ -290,10 +290,10 @@ START_TEST(the_timing_layer_merges_a_read_of_two_sms_of_one_gpc)
     ck_assert_uint_eq(s.v[STAT_L2_SECT_READ_MISS], 4);
     /* SMs 0 and 2: GPCs 0 and 1, no merge */
     r = two_ctas_load_one_line(2, true, &s);
-    ck_assert_uint_eq(r.lrc_merged_sectors, 0);
+    ck_assert_uint_eq(r.lrc.sectors, 0);
     /* the same GPC without a map: no coalescer */
     r = two_ctas_load_one_line(1, false, &s);
-    ck_assert_uint_eq(r.lrc_merged_sectors, 0);
+    ck_assert_uint_eq(r.lrc.sectors, 0);
 }
 END_TEST
 
