@@ -7,30 +7,45 @@
  *
  * With CTAS given, only that many CTAs write (each thread many floats): one
  * CTA writes from one SM, so from the SMs of one L2 partition.
+ * PAD_MIB allocates that much device memory before the buffer (kept until the
+ * end), so the buffer lands on other physical pages: does where the buffer
+ * lies change what is written back? SPIN makes every thread wait SPIN cycles
+ * after its stores, inside the kernel: does the L2 write dirty data back
+ * while the kernel runs on, with nothing else to do? (findings §3d)
  *
- * usage: fill N [CTAS]   (floats, a multiple of 256; CTAS default N / 256) */
+ * usage: fill N [CTAS [PAD_MIB [SPIN]]]   (floats, a multiple of 256; CTAS
+ *        default N / 256, 0 = the default; PAD_MIB 0; SPIN 0 cycles) */
 #include "common.cuh"
 
 #define BLOCK 256
 
-static const char *USAGE = "N [CTAS]";
+static const char *USAGE = "N [CTAS [PAD_MIB [SPIN]]]";
 
-__global__ void fillKernel(float *out, int n)
+__global__ void fillKernel(float *out, int n, long long spin)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         out[i] = (float)i;
+    if (spin > 0) {
+        long long t0 = clock64();
+        while (clock64() - t0 < spin) {
+        }
+    }
 }
 
 int main(int argc, char **argv)
 {
     g_prog = "fill";
-    if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
+    if (argc < 2 || argc > 5) usage_fail(USAGE, "expected 1 to 4 arguments");
     int n = (int)parse_long(argv[1], "N", BLOCK, 1 << 28, USAGE);
     if (n % BLOCK != 0) usage_fail(USAGE, "N must be a multiple of %d", BLOCK);
-    int ctas = argc > 2 ? (int)parse_long(argv[2], "CTAS", 1, n / BLOCK, USAGE) : n / BLOCK;
+    int ctas = argc > 2 ? (int)parse_long(argv[2], "CTAS", 0, n / BLOCK, USAGE) : 0;
+    if (ctas == 0) ctas = n / BLOCK;
+    long pad_mib = argc > 3 ? parse_long(argv[3], "PAD_MIB", 0, 65536, USAGE) : 0;
+    long long spin = argc > 4 ? parse_long(argv[4], "SPIN", 0, 2000000000L, USAGE) : 0;
     setup_device();
+    char *pad = pad_mib ? dev_alloc<char>((size_t)pad_mib << 20) : NULL;
     float *d = dev_alloc<float>(n);
-    fillKernel<<<ctas, BLOCK>>>(d, n);
+    fillKernel<<<ctas, BLOCK>>>(d, n, spin);
     CHECK_LAUNCH();
     float *h = (float *)host_alloc((size_t)n * sizeof(float));
     CHECK(cudaMemcpy(h, d, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -41,6 +56,7 @@ int main(int argc, char **argv)
             ++bad;
         }
     CHECK(cudaFree(d));
+    if (pad) CHECK(cudaFree(pad));
     free(h);
     char what[64];
     snprintf(what, sizeof what, "fillKernel<<<%d, %d>>> n %d", ctas, BLOCK, n);
