@@ -27,6 +27,7 @@
 static const char validate_usage[] =
     "usage: gpumemsim validate --config FILE CAPTURE... [--format table|csv|markdown]\n"
     "                          [--kernel REGEX] [-o FILE] [--failures-only]\n"
+    "                          [--timing] [--per-pc]\n"
     "\n"
     "A CAPTURE is a trace NAME.trace with the Nsight Compute CSV NAME.ncu.csv beside it\n"
     "(ncu --csv --metrics ... output, unedited), or a folder of such pairs. For every\n"
