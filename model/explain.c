@@ -127,7 +127,7 @@ static void break_down_banks(const explain_geom *g, const coal_chunk *c, uint32_
     }
 }
 
-void explain_mem(const explain_geom *g, const trace_mem *m, explain_result *out)
+void explain_mem(const explain_geom *g, const trace_mem *m, const char *sass, explain_result *out)
 {
     memset(out, 0, sizeof *out);
     out->space = (trace_space)m->space;
@@ -171,7 +171,7 @@ void explain_mem(const explain_geom *g, const trace_mem *m, explain_result *out)
     case TRACE_SPACE_SHARED: {
         /* gpu.c do_shared */
         bool store = m->kind == TRACE_KIND_ST || out->ldgsts;
-        out->serialized = !store && atomic;
+        out->serialized = !store && atomic && smem_atomic_serializes(sass);
         out->merged = !store && !atomic && g->load_pairing &&
                       smem_lanes_per_phase(&g->banks, m->size_bytes, false) < 32u &&
                       smem_lanes_pair_up(m->addr, m->active_mask);
@@ -334,7 +334,12 @@ static void why_banks(const explain_geom *g, const explain_result *r, text *t)
                 "a %u-way bank conflict.\n", ph->worst_bank, ph->wavefronts,
                 b->bank_bytes == b->mode_bytes ? "words" : "entries", worst, list, ph->wavefronts, ph->wavefronts);
     }
-    if (broadcast && !r->serialized && b->bank_bytes == b->mode_bytes)
+    bool atomic = r->kind == TRACE_KIND_ATOM || r->kind == TRACE_KIND_RED;
+    if (broadcast && atomic && !r->serialized)
+        say(t, "%u lane%s only add%s to words another lane of the phase also adds to: this atomic "
+            "(ATOMS.POPC.INC) adds the number of lanes on a word once, so they share its pass.\n",
+            broadcast, plural(broadcast), broadcast == 1 ? "s" : "");
+    else if (broadcast && !r->serialized && b->bank_bytes == b->mode_bytes)
         say(t, "%u lane%s only read%s words another lane of the phase also asks for: broadcast, no extra "
             "wavefront.\n", broadcast, plural(broadcast), broadcast == 1 ? "s" : "");
     else if (broadcast && !r->serialized)

@@ -91,8 +91,10 @@ typedef struct explain_result {
 } explain_result;
 
 /* Decompose record m (it must have passed trace_mem_validate()). warps_per_cta
- * is not needed: local addresses are shown relative to the warp's region. */
-void explain_mem(const explain_geom *g, const trace_mem *m, explain_result *out);
+ * is not needed: local addresses are shown relative to the warp's region.
+ * sass: the SASS text of m's PC, or NULL; it decides whether a shared atomic
+ * serialises its lanes on one word (smem_atomic_serializes). */
+void explain_mem(const explain_geom *g, const trace_mem *m, const char *sass, explain_result *out);
 
 /* Lanes of the lane set mask as people read them: "0-31", "0,4,8,...,28",
  * "3,5,17". Returns buf. */

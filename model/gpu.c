@@ -5,13 +5,16 @@
  * Decisions (documented here because the trace/counter contract is silent):
  *  - Records flagged TRACE_MEM_GENERIC count as op_generic_{ld,st,atom}
  *    (generic reductions as op_generic_atom); their space decides the path.
- *  - cp.async (TRACE_MEM_LDGSTS): the global half counts one op_ldgsts
- *    instruction and, when its cache operator goes through L1 (not cg/cv/lu),
- *    the ldgsts_cache_access request and sectors; it looks L1 up and fills it
- *    like a load and reads L2 for its misses, but adds nothing to the
- *    op_ld counters (ncu keeps LDGSTS apart) nor to the L1 miss-stage
- *    (mem_lg_op_ld) return count. The shared half is no instruction; its
- *    wavefronts count as a shared store.
+ *  - cp.async (TRACE_MEM_LDGSTS), as measured on the H200 (copyAsync_ca4
+ *    and _cg16, docs/findings.md §9): the global half counts one op_ldgsts
+ *    instruction (not op_global_ld) and is a global load for L1's tag stage:
+ *    op_ld requests, sectors, lookup hits and misses, set accesses, the L2
+ *    sectors it returns (mem_lg_op_ld); when its cache operator goes through
+ *    L1 (not cg/cv/lu) also the ldgsts_cache_access request and sectors. It
+ *    has no data stage of its own and no SASS load bytes. The shared half is
+ *    no instruction and no execution of its PC; its wavefronts are not shared
+ *    stores (op_st stays 0) but op_ldgsts ones, which the source view's L1
+ *    Wavefronts Shared of the LDGSTS includes.
  *  - Local memory: addresses are offsets in the thread's window (2^24 bytes;
  *    larger offsets wrap). They map to a private physical region above
  *    bit 60, interleaved at 4-byte words across the lanes of a warp:
@@ -84,6 +87,11 @@ struct gpu {
     bool sorted;
 
     wcomb *wc;                /* stores on their way to L2 */
+
+    /* PCs of the kernel's shared atomics whose lanes on one word are served
+     * together (smem_atomic_serializes false), ascending */
+    uint32_t *atom_together;
+    uint32_t n_atom_together, cap_atom_together;
 
     /* the optional observer (gpu.h) and the L2 requests of the current record */
     gpu_observer obs;
@@ -175,6 +183,7 @@ void gpu_destroy(gpu *g)
     wcomb_destroy(g->wc);
     free(g->pcs);
     free(g->slots);
+    free(g->atom_together);
     free(g);
 }
 
@@ -324,6 +333,38 @@ static gpu_pc_stats *pc_entry(gpu *g, uint32_t pc)
 
 /* ---- kernels ------------------------------------------------------------------ */
 
+/* The kernel's PCs whose SASS is a shared atomic that serves lanes on one word
+ * together (k->pcs is sorted by pc, so the list is too). */
+static void atom_together_reset(gpu *g, const trace_kernel *k)
+{
+    g->n_atom_together = 0;
+    for (uint32_t i = 0; i < k->n_pcs; i++) {
+        const char *sass = k->pcs[i].sass;
+        if (!sass || smem_atomic_serializes(sass))
+            continue;
+        if (g->n_atom_together == g->cap_atom_together) {
+            g->cap_atom_together = g->cap_atom_together ? 2u * g->cap_atom_together : 8u;
+            g->atom_together = xrealloc(g->atom_together, (size_t)g->cap_atom_together * sizeof *g->atom_together);
+        }
+        g->atom_together[g->n_atom_together++] = k->pcs[i].pc;
+    }
+}
+
+static bool atom_serializes(const gpu *g, uint32_t pc)
+{
+    uint32_t lo = 0, hi = g->n_atom_together;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        if (g->atom_together[mid] == pc)
+            return false;
+        if (g->atom_together[mid] < pc)
+            lo = mid + 1u;
+        else
+            hi = mid;
+    }
+    return true;
+}
+
 static uint32_t min_u32(uint32_t a, uint32_t b)
 {
     return a < b ? a : b;
@@ -407,6 +448,7 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
         l2_clear(g->l2);
 
     pcs_reset(g, k->n_pcs);
+    atom_together_reset(g, k);
     wcomb_reset(g->wc);
     g->in_kernel = true;
     return 0;
@@ -478,7 +520,8 @@ void gpu_count_instruction(const trace_mem *m, stats *s)
 
 static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, stats *s)
 {
-    bool store = m->kind == TRACE_KIND_ST || (m->flags & TRACE_MEM_LDGSTS);
+    bool ldgsts = (m->flags & TRACE_MEM_LDGSTS) != 0;
+    bool store = m->kind == TRACE_KIND_ST || ldgsts;
     bool atomic = !store && (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED);
     uint64_t stride = 0;
     bool affine = !atomic && lanes_affine(m, form, &stride);
@@ -489,9 +532,13 @@ static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, stats 
     smem_cost c;
     if (!affine || !smem_cost_affine(&g->banks, m->addr[0], stride, m->size_bytes,
                                      smem_lanes_per_phase(&g->banks, m->size_bytes, merged), &c))
-        c = smem_cost_warp(&g->banks, m->addr, m->active_mask, m->size_bytes, merged, atomic);
+        c = smem_cost_warp(&g->banks, m->addr, m->active_mask, m->size_bytes, merged,
+                           atomic && atom_serializes(g, m->pc));
     uint32_t bc = c.wavefronts - c.ideal;
-    if (store) {
+    if (ldgsts) {
+        s->v[STAT_SMEM_WF_LDGSTS] += c.wavefronts;
+        s->v[STAT_SMEM_BC_LDGSTS] += bc;
+    } else if (store) {
         s->v[STAT_SMEM_WF_ST] += c.wavefronts;
         s->v[STAT_SMEM_BC_ST] += bc;
     } else if (atomic) {
@@ -695,15 +742,13 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32
 
     l1_load_mode mode = global_load_mode(g, m->cache_op);
     uint32_t hits;
-    if (m->flags & TRACE_MEM_LDGSTS) {
-        if (mode != L1_LOAD_BYPASS) {
-            s->v[STAT_L1_REQ_LDGSTS]++;
-            s->v[STAT_L1_SECT_LDGSTS] += sectors;
-        }
-        load_lines(g, sm, mode, &hits, s);
-        return;
+    bool ldgsts = (m->flags & TRACE_MEM_LDGSTS) != 0;
+    if (ldgsts && mode != L1_LOAD_BYPASS) {
+        s->v[STAT_L1_REQ_LDGSTS]++;
+        s->v[STAT_L1_SECT_LDGSTS] += sectors;
     }
-    s->v[STAT_SASS_BYTES_GLOBAL_LD] += bytes;
+    if (!ldgsts)
+        s->v[STAT_SASS_BYTES_GLOBAL_LD] += bytes;
     s->v[STAT_L1_REQ_GLOBAL_LD]++;
     s->v[STAT_L1_SECT_GLOBAL_LD] += sectors;
     uint32_t tpc = g->cfg.l1_tags_per_cycle;
@@ -716,6 +761,8 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32
     s->v[STAT_L1_SECT_GLOBAL_LD_HIT] += hits;
     s->v[STAT_L1_SECT_GLOBAL_LD_MISS] += misses;
     s->v[STAT_L1_M_READ_SECTORS] += misses;
+    if (ldgsts)
+        return; /* no data stage: the data goes to shared memory (the shared half) */
 
     uint32_t lpp = smem_lanes_per_phase(&g->banks, m->size_bytes, false);
     smem_cost c;
@@ -767,7 +814,8 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     assert(g->in_kernel);
     assert(m->kind < TRACE_KIND_COUNT && m->space < TRACE_SPACE_COUNT && m->active_mask);
     gpu_pc_stats *p = pc_entry(g, m->pc);
-    p->executions++;
+    /* the shared half of a cp.async is the same execution as its global half */
+    p->executions += !((m->flags & TRACE_MEM_LDGSTS) && m->space == TRACE_SPACE_SHARED);
     stats *s = &p->s;
     gpu_count_instruction(m, s);
     uint32_t sm = sm_of(g, m->cta, m->sm);
@@ -778,7 +826,7 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     if (g->observing) {
         g->obs_n = 0;
         data_before = s->v[STAT_L1_DATA_WF_GLOBAL_LD] + s->v[STAT_SMEM_WF_LD] + s->v[STAT_SMEM_WF_ST] +
-                      s->v[STAT_SMEM_WF_ATOM];
+                      s->v[STAT_SMEM_WF_ATOM] + s->v[STAT_SMEM_WF_LDGSTS];
     }
     switch ((trace_space)m->space) {
     case TRACE_SPACE_SHARED:
@@ -799,7 +847,8 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
         if (m->space != TRACE_SPACE_SHARED)
             e.tag_wavefronts = (g->res.n_lines + tpc - 1u) / tpc;
         e.data_wavefronts = (uint32_t)(s->v[STAT_L1_DATA_WF_GLOBAL_LD] + s->v[STAT_SMEM_WF_LD] +
-                                       s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM] - data_before);
+                                       s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM] +
+                                       s->v[STAT_SMEM_WF_LDGSTS] - data_before);
         g->obs.record(g->obs.ctx, &e);
     }
 }

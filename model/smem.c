@@ -43,6 +43,22 @@ uint32_t smem_lanes_per_phase(const smem_geom *g, uint32_t size_bytes, bool merg
     return lanes > 32u ? 32u : lanes;
 }
 
+bool smem_atomic_serializes(const char *sass)
+{
+    static const char combining[] = "ATOMS.POPC.INC";
+    if (!sass)
+        return true;
+    while (*sass == ' ' || *sass == '\t')
+        sass++;
+    if (*sass == '@') { /* a guard predicate, "@!P0 " */
+        while (*sass && *sass != ' ' && *sass != '\t')
+            sass++;
+        while (*sass == ' ' || *sass == '\t')
+            sass++;
+    }
+    return strncmp(sass, combining, sizeof combining - 1) != 0;
+}
+
 static bool pairs_with(const uint64_t *addr, uint32_t active_mask, uint32_t x)
 {
     for (uint32_t l = 0; l < 32; l++) {

@@ -61,6 +61,15 @@ uint32_t smem_lanes_per_phase(const smem_geom *g, uint32_t size_bytes, bool merg
  * or every one equals lane l^2's. addr has 32 entries. */
 bool smem_lanes_pair_up(const uint64_t *addr, uint32_t active_mask);
 
+/* Whether a shared atomic's lanes on one word are served one after the other
+ * (true) or together, as a load's are (false), from its SASS text (NULL when
+ * the trace has none: true). ATOMS.POPC.INC, what atomicAdd(p, 1) with an
+ * unused result compiles to, adds the number of lanes on a word to it once,
+ * so those lanes cost one pass (measured on histogram_uniform and _skewed:
+ * docs/findings.md §9); every other atomic serialises them (ATOMS.ADD, 32
+ * lanes on one word: 32 wavefronts, hardware-facts §2.2). */
+bool smem_atomic_serializes(const char *sass);
+
 /* Cost of chunks (sorted by lane, ascending) grouped into phases of
  * lanes_per_phase lanes (a power of two, <= 32). serialize: atomics (no
  * broadcast). */

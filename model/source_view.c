@@ -49,7 +49,7 @@ int source_view_find(const char *name)
 
 static uint64_t shared_wavefronts(const stats *s)
 {
-    return s->v[STAT_SMEM_WF_LD] + s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM];
+    return s->v[STAT_SMEM_WF_LD] + s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM] + s->v[STAT_SMEM_WF_LDGSTS];
 }
 
 double source_view_value(size_t col, uint64_t executions, const stats *s)

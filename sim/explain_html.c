@@ -677,7 +677,7 @@ static void execution_html(FILE *f, const options *o, const explain_geom *g, gpu
         fprintf(f, "<p class=\"note\">Not executed by CTA %u warp %u (--warp).</p>\n</article>\n", o->cta, o->warp);
         return;
     }
-    explain_mem(g, &x->mem, r);
+    explain_mem(g, &x->mem, ex_pc_sass(d, x->mem.pc), r);
     explain_why(g, r, why, WHY_BYTES);
     report_thousands(num, sizeof num, p->executions);
     fprintf(f, "<p>%s, %u B per lane, %u of 32 lanes active (mask 0x%08x); CTA %u warp %u: ", ex_access_name(r),

@@ -532,7 +532,7 @@ int explain_write_lanes(FILE *f, const options *o, const cfg_gpu *cfg, const col
                         ex_pc_sass(d, d->pcs[ex[i].pc_index].pc), o->cta, o->warp);
             continue;
         }
-        explain_mem(&g, &ex[i].mem, r);
+        explain_mem(&g, &ex[i].mem, ex_pc_sass(d, ex[i].mem.pc), r);
         explain_why(&g, r, why, 8192);
         uint64_t execs1;
         stats s1;

@@ -51,7 +51,7 @@ bool ex_in_class(const stats *s, pc_class c)
     case CLASS_LOCAL:
         return v[STAT_SRC_L2_THEO_SECT_LOCAL] || v[STAT_INST_LOCAL_LD] || v[STAT_INST_LOCAL_ST];
     case CLASS_SHARED:
-        return v[STAT_SMEM_WF_LD] || v[STAT_SMEM_WF_ST] || v[STAT_SMEM_WF_ATOM];
+        return v[STAT_SMEM_WF_LD] || v[STAT_SMEM_WF_ST] || v[STAT_SMEM_WF_ATOM] || v[STAT_SMEM_WF_LDGSTS];
     case CLASS_COUNT:
         break;
     }

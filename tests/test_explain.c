@@ -179,7 +179,7 @@ static void explain_measured_trace(const char *path, const measured *rows, int n
             break;
         case TRACE_EV_MEM: {
             const trace_mem *m = &ev.mem;
-            explain_mem(g, m, &res);
+            explain_mem(g, m, NULL, &res);
             check_invariants(g, m, &res);
             s.records++;
             shared = m->space == TRACE_SPACE_SHARED;
@@ -276,7 +276,7 @@ START_TEST(seed_read_segment_offsets)
         trace_mem m;
         test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x7f0000000000ull + 4u * rows[i].offset,
                  4);
-        explain_mem(&h200, &m, &res);
+        explain_mem(&h200, &m, NULL, &res);
         check_invariants(&h200, &m, &res);
         ck_assert_uint_eq(res.coal.n_sectors, rows[i].sectors);
         ck_assert_uint_eq(res.coal.n_lines, rows[i].lines);
@@ -291,7 +291,7 @@ START_TEST(seed_read_segment_offsets)
     ck_assert_uint_eq(res.lanes[31].line_index, 0); /* offset 128: one line */
     trace_mem m;
     test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x7f0000000000ull + 44u, 4);
-    explain_mem(&h200, &m, &res);
+    explain_mem(&h200, &m, NULL, &res);
     ck_assert_uint_eq(res.lanes[20].line_index, 0);
     ck_assert_uint_eq(res.lanes[20].sector, 3);
     ck_assert_uint_eq(res.lanes[21].line_index, 1);
@@ -311,7 +311,7 @@ START_TEST(seed_aos_vs_soa)
 {
     trace_mem m;
     test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x7f0000000000ull, 8);
-    explain_mem(&h200, &m, &res);
+    explain_mem(&h200, &m, NULL, &res);
     check_invariants(&h200, &m, &res);
     ck_assert_uint_eq(res.coal.n_sectors, 8);
     ck_assert_uint_eq(res.coal.n_lines, 2);
@@ -321,7 +321,7 @@ START_TEST(seed_aos_vs_soa)
     ck_assert_says(&h200, "consecutive lanes are 8 B apart, so the 8 sectors they touch (in 2 lines) carry 16.0 of "
                           "their 32 B each on average: 4 excessive sectors.");
     test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x7f0000000000ull, 4);
-    explain_mem(&h200, &m, &res);
+    explain_mem(&h200, &m, NULL, &res);
     ck_assert_uint_eq(res.coal.n_sectors, 4);
     ck_assert_uint_eq(res.excessive_sectors, 0);
     ck_assert_says(&h200, "they touch exactly 4 sectors in 1 line: no excessive sectors.");
@@ -336,7 +336,7 @@ static void shared_words(trace_kind kind, const uint32_t *word_of_lane)
         addr[l] = 4u * word_of_lane[l];
     trace_mem m;
     test_mem_addrs(&m, kind, TRACE_SPACE_SHARED, 4, TRACE_FULL_MASK, addr);
-    explain_mem(&h200, &m, &res);
+    explain_mem(&h200, &m, NULL, &res);
     check_invariants(&h200, &m, &res);
 }
 
@@ -408,7 +408,7 @@ START_TEST(seed_kepler_float2_bank_modes)
 {
     trace_mem m;
     test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_SHARED, 8, TRACE_FULL_MASK, 0x8, 8);
-    explain_mem(&k20c_4byte, &m, &res);
+    explain_mem(&k20c_4byte, &m, NULL, &res);
     check_invariants(&k20c_4byte, &m, &res);
     ck_assert_uint_eq(res.lanes_per_phase, 32);
     ck_assert_uint_eq(res.bank.cost.wavefronts, 2);
@@ -425,7 +425,7 @@ START_TEST(seed_kepler_float2_bank_modes)
     ck_assert_says(&k20c_4byte, "15 lanes only use 8-B bank entries that another lane of the phase also uses (same "
                                 "bank, same entry): served together, no extra wavefront.");
 
-    explain_mem(&k20c_8byte, &m, &res);
+    explain_mem(&k20c_8byte, &m, NULL, &res);
     check_invariants(&k20c_8byte, &m, &res);
     ck_assert_uint_eq(res.bank.cost.wavefronts, 1);
     ck_assert_uint_eq(res.lanes[31].n_words, 1);
@@ -433,7 +433,7 @@ START_TEST(seed_kepler_float2_bank_modes)
     ck_assert_uint_eq(res.bank.words[res.lanes[0].first_word].bank, 1);
 
     /* the same access on the H200: half-warp phases, no pairing (distinct addresses), 2 conflict-free phases */
-    explain_mem(&h200, &m, &res);
+    explain_mem(&h200, &m, NULL, &res);
     check_invariants(&h200, &m, &res);
     ck_assert_uint_eq(res.lanes_per_phase, 16);
     ck_assert_uint_eq(res.bank.cost.wavefronts, 2);
@@ -447,7 +447,7 @@ START_TEST(global_same_address_reduction)
 {
     trace_mem m;
     test_mem(&m, TRACE_KIND_RED, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x7f0000100000ull, 0);
-    explain_mem(&h200, &m, &res);
+    explain_mem(&h200, &m, NULL, &res);
     check_invariants(&h200, &m, &res);
     ck_assert(!res.banked);
     ck_assert_uint_eq(res.coal.n_sectors, 1);
@@ -463,7 +463,7 @@ START_TEST(shared_atomics_serialise)
 {
     trace_mem m;
     test_mem(&m, TRACE_KIND_ATOM, TRACE_SPACE_SHARED, 4, TRACE_FULL_MASK, 0x40, 0);
-    explain_mem(&h200, &m, &res);
+    explain_mem(&h200, &m, NULL, &res);
     check_invariants(&h200, &m, &res);
     ck_assert(res.serialized);
     ck_assert_uint_eq(res.bank.cost.wavefronts, 32); /* §2.2 ATOMS.ADD same word */
@@ -477,7 +477,7 @@ START_TEST(local_memory_interleaves)
     trace_mem m;
     /* STL.128 of offset 0x10 in every lane: 4 words x 128 B contiguous = 16 sectors, 4 lines */
     test_mem(&m, TRACE_KIND_ST, TRACE_SPACE_LOCAL, 16, TRACE_FULL_MASK, 0x10, 0);
-    explain_mem(&h200, &m, &res);
+    explain_mem(&h200, &m, NULL, &res);
     check_invariants(&h200, &m, &res);
     ck_assert_uint_eq(res.local_words, 4);
     ck_assert_uint_eq(res.coal.n_sectors, 16);
@@ -573,12 +573,16 @@ static void check_capture(const char *path)
     trace_event ev;
     int got;
     uint32_t kernels = 0;
+    const trace_kernel *k = NULL;
     while ((got = trace_reader_next(r, &ev, &err)) == 1) {
-        if (ev.type == TRACE_EV_KERNEL)
+        if (ev.type == TRACE_EV_KERNEL) {
             ck_assert_uint_eq(kernels++, 0);
+            k = ev.kernel;
+        }
         if (ev.type != TRACE_EV_MEM)
             continue;
-        explain_mem(&g, &ev.mem, &res);
+        const trace_pc_info *pi = k ? trace_kernel_find_pc(k, ev.mem.pc) : NULL;
+        explain_mem(&g, &ev.mem, pi ? pi->sass : NULL, &res);
         pc_sum *p = sum_of(&c, ev.mem.pc);
         if (res.space == TRACE_SPACE_GLOBAL) {
             p->tag_req += res.coal.n_lines;
@@ -608,7 +612,8 @@ static const char *const captures[] = {
     "traces/h200/bank_stride4.trace",        "traces/h200/bank_pad17.trace",
     "traces/h200/filter21_float2.trace",     "traces/h200/local_array.trace",
     "traces/h200/atomic_same.trace",         "traces/h200/transpose_padded.trace",
-    "traces/h200/matrixMul_tiny_tiled2.trace",
+    "traces/h200/matrixMul_tiny_tiled2.trace", "traces/h200/histogram_uniform.trace",
+    "traces/h200/histogram_skewed.trace",    "traces/h200/copyAsync_cg16.trace",
 };
 
 START_TEST(shipped_captures_agree_with_replay)
