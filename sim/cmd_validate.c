@@ -237,6 +237,29 @@ static void emit_row(validator *v, const char *kernel, uint32_t launch, const ch
     }
 }
 
+/* Whether ncu's count m (an smsp__inst_executed_op_*_pred_on_any) is to be
+ * trusted in launch l. Warps that execute an instruction with every lane
+ * predicated off are in the plain count, and the hardware splits the plain
+ * count into pred_on_any and pred_off_all unreliably: reduce_sequential's
+ * 25,600 LDS with a lane on (smsp__sass_inst_executed_op_shared_ld, and the
+ * trace) read 25,746 / 25,775 / 25,761 pred_on_any in three runs, and
+ * copyAsync's 8,192 LDS about 15,700 (docs/findings.md §9). Where the plain
+ * count equals pred_on_any, no warp ran the class all-off and the split is
+ * exact (all 34 captures of the first suite). So: compared exactly only then. */
+static bool pred_on_any_trusted(const ncu_launch *l, const ncu_metric *m)
+{
+    static const char pred_on[] = "_pred_on_any";
+    const char *p = strstr(m->name, pred_on);
+    if (!p || strncmp(m->name, "smsp__inst_executed_op_", 23) != 0)
+        return true;
+    char plain[256];
+    snprintf(plain, sizeof plain, "%.*s%s", (int)(p - m->name), m->name, p + sizeof pred_on - 1);
+    for (uint32_t i = 0; i < l->n; i++)
+        if (strcmp(l->metrics[i].name, plain) == 0)
+            return l->metrics[i].kind != NCU_VALUE_NUMBER || l->metrics[i].value <= m->value;
+    return true;
+}
+
 /* Compare one simulated launch with its ncu launch. */
 static void compare_launch(validator *v, const char *capture, const predicted *p, const ncu_launch *l)
 {
@@ -279,9 +302,11 @@ static void compare_launch(validator *v, const char *capture, const predicted *p
             continue; /* measured absent ("n/a"): nothing to compare */
         validate_row row;
         validate_tolerance tol = validate_tolerance_of(m->name);
+        metric_summary *s = summary_of(v, m->name, tol);
+        if (!pred_on_any_trusted(l, m))
+            tol = (validate_tolerance){VALIDATE_INFO, 0, 0};
         validate_compare(m->value, pred, tol, &row);
         emit_row(v, p->demangled, p->launch, m->name, &row);
-        metric_summary *s = summary_of(v, m->name, tol);
         s->launches++;
         s->failed += !row.pass;
         if (row.measured != 0 && fabs(row.rel_err) > s->max_abs_rel)
