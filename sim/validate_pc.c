@@ -24,6 +24,22 @@ static double column_tolerance(const source_column *c)
     return c->per_execution ? 0.006 : 0.0;
 }
 
+/* The model's value of a per-execution column (the n-way conflicts) as ncu
+ * computes and prints it: per ncu execution, and rounded down to a whole
+ * number (measured: histogram_uniform's ATOMS 12,911 wavefronts over 4,096
+ * executions print 3; reduce_sequential's guarded LDS 8,192 over 16,384 print
+ * 0). A guarded instruction ("@P0 LDS") is executed, for ncu, also by warps
+ * whose lanes are all predicated off, which the trace cannot see: its ncu
+ * count of executions (measured_execs) is the divisor then. */
+static double per_execution_as_ncu(size_t col, const gpu_pc_stats *p, const char *sass, double measured_execs)
+{
+    double execs = (double)p->executions;
+    if (sass[0] == '@' && !isnan(measured_execs) && measured_execs > execs)
+        execs = measured_execs;
+    double per = execs > 0 ? source_view_value(col, p->executions, &p->s) * (double)p->executions / execs : 0.0;
+    return floor(per + 1e-9);
+}
+
 typedef struct pc_ctx {
     const char *trace;
     const char *source_path;
@@ -86,6 +102,9 @@ static int compare_kernel(void *vctx, const replay_kernel_result *r, err_info *e
             if (isnan(m))
                 continue;
             double pv = source_view_value(j, p->executions, &p->s);
+            if (cols[j].per_execution)
+                pv = per_execution_as_ncu(j, p, sr->sass,
+                                          col[0] >= 0 ? ncu_source_value(k, row, (uint32_t)col[0]) : (double)NAN);
             bool pass = fabs(pv - m) <= column_tolerance(&cols[j]);
             /* A guarded instruction ("@P0 LDG") whose lanes are all predicated off
              * in some warp is still executed by that warp for ncu, but no lane
