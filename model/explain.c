@@ -151,10 +151,13 @@ void explain_mem(const explain_geom *g, const trace_mem *m, const char *sass, ex
         n = lane_chunks(m, chunks);
         coal_run(&g->coal, chunks, n, &out->coal);
         summarise_coalescing(g, m, out);
-        if (m->kind == TRACE_KIND_LD && !out->ldgsts) {
-            /* gpu.c do_global: tag stage, then the data stage by the bank rule, never merged */
+        if (m->kind == TRACE_KIND_LD) {
+            /* gpu.c do_global: tag stage, then (not for a cp.async, whose data
+             * goes to shared memory) the data stage by the bank rule, never merged */
             uint32_t tpc = g->tags_per_cycle;
             out->tag_wavefronts = (out->coal.n_lines + tpc - 1u) / tpc;
+            if (out->ldgsts)
+                break;
             out->lanes_per_phase = smem_lanes_per_phase(&g->banks, m->size_bytes, false);
             break_down_banks(g, chunks, n, out);
             uint32_t phases = out->bank.cost.ideal;

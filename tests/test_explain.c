@@ -55,7 +55,8 @@ static void check_invariants(const explain_geom *g, const trace_mem *m, const ex
         bool store = m->kind == TRACE_KIND_ST || (m->flags & TRACE_MEM_LDGSTS);
         bool atomic = !store && (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED) &&
                       m->space == TRACE_SPACE_SHARED;
-        smem_cost c = smem_cost_warp(&g->banks, m->addr, m->active_mask, m->size_bytes, r->merged, atomic);
+        ck_assert(!r->serialized || atomic); /* only atomics serialise; which ones, the SASS says */
+        smem_cost c = smem_cost_warp(&g->banks, m->addr, m->active_mask, m->size_bytes, r->merged, r->serialized);
         ck_assert_uint_eq(c.wavefronts, r->bank.cost.wavefronts);
         ck_assert_uint_eq(c.ideal, r->bank.cost.ideal);
         /* every word's bank and entry follow the address, its pass is below its phase's cost,
@@ -472,6 +473,24 @@ START_TEST(shared_atomics_serialise)
 }
 END_TEST
 
+/* ATOMS.POPC.INC (atomicAdd(p, 1), result unused) serves lanes on one word
+ * together (findings §9: histogram_skewed, one wavefront per instruction) */
+START_TEST(shared_popc_inc_atomics_combine)
+{
+    trace_mem m;
+    test_mem(&m, TRACE_KIND_ATOM, TRACE_SPACE_SHARED, 4, TRACE_FULL_MASK, 0x40, 0);
+    explain_mem(&h200, &m, "ATOMS.POPC.INC.32 RZ, [R4+UR4]", &res);
+    check_invariants(&h200, &m, &res);
+    ck_assert(!res.serialized);
+    ck_assert_uint_eq(res.bank.cost.wavefronts, 1);
+    ck_assert_says(&h200, "31 lanes only add to words another lane of the phase also adds to: this atomic "
+                          "(ATOMS.POPC.INC) adds the number of lanes on a word once");
+    explain_mem(&h200, &m, "ATOMS.ADD R5, [R4+UR4], R6", &res);
+    ck_assert(res.serialized);
+    ck_assert_uint_eq(res.bank.cost.wavefronts, 32);
+}
+END_TEST
+
 START_TEST(local_memory_interleaves)
 {
     trace_mem m;
@@ -546,7 +565,8 @@ static int compare_with_replay(void *ctx, const replay_kernel_result *r, err_inf
         eq(c, p->pc, "L2 theoretical sectors", v[STAT_SRC_L2_THEO_SECT_GLOBAL], e->l2_theo);
         eq(c, p->pc, "L2 theoretical sectors ideal", v[STAT_SRC_L2_THEO_SECT_GLOBAL_IDEAL], e->l2_ideal);
         eq(c, p->pc, "L2 theoretical sectors local", v[STAT_SRC_L2_THEO_SECT_LOCAL], e->l2_local);
-        eq(c, p->pc, "shared wavefronts", v[STAT_SMEM_WF_LD] + v[STAT_SMEM_WF_ST] + v[STAT_SMEM_WF_ATOM], e->smem_wf);
+        eq(c, p->pc, "shared wavefronts",
+           v[STAT_SMEM_WF_LD] + v[STAT_SMEM_WF_ST] + v[STAT_SMEM_WF_ATOM] + v[STAT_SMEM_WF_LDGSTS], e->smem_wf);
         eq(c, p->pc, "shared ideal", v[STAT_SMEM_WF_IDEAL], e->smem_ideal);
         eq(c, p->pc, "tag wavefronts", v[STAT_L1_TAG_WF_GLOBAL_LD], e->tag_wf);
         if (v[STAT_L1_REQ_LOCAL_LD] == 0) /* local loads add their own data-stage wavefronts */
@@ -636,6 +656,7 @@ Suite *explain_suite(void)
     tcase_add_test(tc, seed_kepler_float2_bank_modes);
     tcase_add_test(tc, global_same_address_reduction);
     tcase_add_test(tc, shared_atomics_serialise);
+    tcase_add_test(tc, shared_popc_inc_atomics_combine);
     tcase_add_test(tc, local_memory_interleaves);
     tcase_add_test(tc, lane_lists_read_well);
     suite_add_tcase(s, tc);

@@ -748,6 +748,40 @@ END_TEST
 
 /* ---- instruction classes and per-PC counters ------------------------------------ */
 
+/* A shared atomic's cost follows its SASS (smem_atomic_serializes): 32 lanes
+ * on one word are 32 wavefronts for ATOMS.ADD (hardware-facts §2.2) and one
+ * for ATOMS.POPC.INC (findings §9, histogram_skewed); a PC the kernel's table
+ * does not name serialises. */
+START_TEST(shared_atomic_cost_follows_the_sass)
+{
+    trace_pc_info pcs[2] = {{.pc = 0x10, .sass = (char *)"ATOMS.POPC.INC.32 RZ, [R4+UR4]", .file = -1},
+                            {.pc = 0x20, .sass = (char *)"@P0 ATOMS.ADD R5, [R4+UR4], R6", .file = -1}};
+    trace_kernel k;
+    test_kernel(&k, "k", 1, 32);
+    k.n_pcs = 2;
+    k.pcs = pcs;
+    trace_mem m[3];
+    for (int i = 0; i < 3; i++)
+        test_mem(&m[i], TRACE_KIND_ATOM, TRACE_SPACE_SHARED, 4, TRACE_FULL_MASK, 0x40, 0);
+    m[0].pc = 0x10;
+    m[1].pc = 0x20;
+    m[2].pc = 0x30;
+    uint64_t expect[3] = {1, 32, 32};
+    for (int i = 0; i < 3; i++) {
+        stats s;
+        begin_kernel(g, &k, 0);
+        gpu_mem(g, &m[i]);
+        gpu_kernel_end(g, &s);
+        ck_assert_uint_eq(V(s, SMEM_WF_ATOM), expect[i]);
+        ck_assert_uint_eq(V(s, SMEM_BC_ATOM), expect[i] - 1u);
+    }
+    ck_assert(!smem_atomic_serializes("  @!P1 ATOMS.POPC.INC.32 RZ, [R4]"));
+    ck_assert(smem_atomic_serializes(NULL));
+    ck_assert(smem_atomic_serializes(""));
+    ck_assert(smem_atomic_serializes("ATOMS.CAS R1, [R2], R3, R4"));
+}
+END_TEST
+
 START_TEST(generic_and_ldgsts_instruction_counts)
 {
     trace_mem m[4];
@@ -767,18 +801,35 @@ START_TEST(generic_and_ldgsts_instruction_counts)
     ck_assert_uint_eq(V(s, INST_GLOBAL_LD), 0);
     ck_assert_uint_eq(V(s, INST_SHARED_ST), 0);
     ck_assert_uint_eq(V(s, INST_LDGSTS), 1);
-    ck_assert_uint_eq(V(s, L1_REQ_GLOBAL_LD), 1); /* the generic load's path is global */
-    ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD), 4);
+    /* the generic load's path is global; the cp.async's global half is a
+     * global load for L1's tag stage too (findings §9: copyAsync_ca4/_cg16) */
+    ck_assert_uint_eq(V(s, L1_REQ_GLOBAL_LD), 2);
+    ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD), 4 + 16);
+    ck_assert_uint_eq(V(s, L1_SET_ACCESSES_GLOBAL_LD), 1 + 4);
+    ck_assert_uint_eq(V(s, L1_TAG_WF_GLOBAL_LD), 1 + 1);
+    ck_assert_uint_eq(V(s, SASS_BYTES_GLOBAL_LD), 128); /* the generic load's only */
     ck_assert_uint_eq(V(s, L1_REQ_LDGSTS), 1);
     ck_assert_uint_eq(V(s, L1_SECT_LDGSTS), 16);
     ck_assert_uint_eq(V(s, L2_SECT_READ), 4 + 16);
-    ck_assert_uint_eq(V(s, L1_M_READ_SECTORS), 4);
-    ck_assert_uint_eq(V(s, SMEM_WF_ST), 1 + 4);
-    /* cp.async.cg bypasses L1: no cache_access counts, still an L2 read */
+    ck_assert_uint_eq(V(s, L1_M_READ_SECTORS), 4 + 16);
+    ck_assert_uint_eq(V(s, L1_DATA_WF_GLOBAL_LD), 1); /* none for the cp.async */
+    /* its shared half: not a shared store, and not a second execution */
+    ck_assert_uint_eq(V(s, SMEM_WF_ST), 1);
+    ck_assert_uint_eq(V(s, SMEM_WF_LDGSTS), 4);
+    uint32_t n_pcs;
+    const gpu_pc_stats *pcs = gpu_pc_breakdown(g, &n_pcs);
+    uint64_t executions = 0;
+    for (uint32_t i = 0; i < n_pcs; i++)
+        executions += pcs[i].executions;
+    ck_assert_uint_eq(executions, 3);
+    /* cp.async.cg bypasses L1: no cache_access counts, still an op_ld lookup
+     * (a miss) and an L2 read */
     m[2].cache_op = TRACE_CACHE_CG;
     run_kernel(g, &m[2], 1, 1, &s);
     ck_assert_uint_eq(V(s, INST_LDGSTS), 1);
     ck_assert_uint_eq(V(s, L1_REQ_LDGSTS), 0);
+    ck_assert_uint_eq(V(s, L1_REQ_GLOBAL_LD), 1);
+    ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD_MISS), 16);
     ck_assert_uint_eq(V(s, L2_SECT_READ), 16);
 }
 END_TEST
@@ -1087,6 +1138,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, cta_placement_from_the_trace);
     tcase_add_test(tc, warm_caches_when_not_cold_per_kernel);
     tcase_add_test(tc, local_memory_is_interleaved_per_lane);
+    tcase_add_test(tc, shared_atomic_cost_follows_the_sass);
     tcase_add_test(tc, generic_and_ldgsts_instruction_counts);
     tcase_add_test(tc, source_view_columns_per_instruction);
     tcase_add_test(tc, counters_per_pc_sum_to_the_totals);
