@@ -15,6 +15,7 @@
 
 #include "err.h"
 #include "lrc.h"
+#include "wqueue.h"
 
 /* ---- calendars -----------------------------------------------------------------
  * A resource serves `rate` units per cycle. Its time is cut into bins of
@@ -328,8 +329,9 @@ struct timing {
     uint8_t *sm_part;         /* [sm_count] the SM's near partition (cfg_partition_of_sm) */
     /* calendars: per SM smsps issue + tag + data (sm_cal_issue & co.); per slice; DRAM */
     uint8_t *cal_storage;     /* the bins, the SMs' first in smcal's order */
-    cal *smcal;   /* [sm_count * sm_cals]: SM s's are s * sm_cals + (0 .. smsps-1: issue, smsps: tag, +1: data) */
-    uint32_t sm_cals;         /* smsps + 2 */
+    cal *smcal;   /* [sm_count * sm_cals]: SM s's are s * sm_cals + (0 .. smsps-1: issue, smsps: tag, +1: data,
+                   * +2: the write queue's drain towards L2) */
+    uint32_t sm_cals;         /* smsps + 3 */
     uint32_t smsp_mask;       /* smsps - 1 when smsps is a power of two, else 0 (then warp % smsps) */
     cal *slice;   /* [slices] */
     /* the calendars' cycles tables: the SMs' (one unit a cycle), the slices', DRAM's */
@@ -360,6 +362,10 @@ struct timing {
     uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
     uint64_t lrc_in;
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
+    /* the SMs' write queues towards L2 (wqueue.h); each SM's drain is its
+     * sm_cal_wq calendar */
+    wqueue *wq;
+    uint32_t line_shift, sector_shift; /* L1's line and sector bytes, log2 */
 };
 
 /* SM sm's calendars' indexes in smcal (and, times CAL_BINS, their bins' in cal_storage) */
@@ -374,6 +380,10 @@ static inline size_t sm_cal_tag(const timing *t, uint32_t sm)
 static inline size_t sm_cal_data(const timing *t, uint32_t sm)
 {
     return (size_t)sm * t->sm_cals + t->smsps + 1u;
+}
+static inline size_t sm_cal_wq(const timing *t, uint32_t sm)
+{
+    return (size_t)sm * t->sm_cals + t->smsps + 2u;
 }
 
 /* A warp's sub-partition: warp mod smsps. */
@@ -421,7 +431,7 @@ timing *timing_create(const cfg_gpu *c)
     uint32_t slice_cap = (uint32_t)(((uint64_t)c->t_l2_slice_bytes_per_cycle * c->t_l2_clock_permille * CAL_BIN) /
                                     (1000u * sector));
     uint32_t dram_cap = (uint32_t)(((uint64_t)c->t_dram_bytes_per_cycle * CAL_BIN) / sector);
-    t->sm_cals = t->smsps + 2u;
+    t->sm_cals = t->smsps + 3u;
     t->smsp_mask = (t->smsps & (t->smsps - 1u)) == 0 ? t->smsps - 1u : 0;
     size_t n_sm_cal = (size_t)n_sm * t->sm_cals;
     size_t bytes = n_sm_cal * cal_bin_bytes(CAL_BIN) + c->l2_slices * cal_bin_bytes(slice_cap) +
@@ -430,7 +440,8 @@ timing *timing_create(const cfg_gpu *c)
     t->smcal = xcalloc_lines(n_sm_cal, sizeof *t->smcal, &t->smcal_raw);
     t->slice = xcalloc_lines(c->l2_slices, sizeof *t->slice, &t->slice_raw);
     uint8_t *p = t->cal_storage; /* each calendar's bins: a multiple of 4 bytes, so words stay aligned */
-    /* one instruction, tag wavefront or data wavefront per cycle */
+    /* one instruction, tag wavefront, data wavefront or written sector
+     * leaving for L2 per cycle */
     for (size_t i = 0; i < n_sm_cal; i++, p += cal_bin_bytes(CAL_BIN))
         cal_init(&t->smcal[i], p, CAL_BIN, t->unit_cycles);
     for (uint32_t i = 0; i < c->l2_slices; i++, p += cal_bin_bytes(slice_cap))
@@ -450,6 +461,9 @@ timing *timing_create(const cfg_gpu *c)
     t->cta_mask = n_ctas - 1u;
     if (c->n_sm_gpc == n_sm)
         t->lrc = lrc_create(c->sm_gpc, n_sm, c->t_lrc_window_cycles);
+    t->line_shift = (uint32_t)__builtin_ctz(c->l1_line_bytes);
+    t->sector_shift = (uint32_t)__builtin_ctz(c->l1_sector_bytes);
+    t->wq = wqueue_create(n_sm);
     return t;
 }
 
@@ -470,6 +484,7 @@ void timing_destroy(timing *t)
     free(t->pcs);
     free(t->pc_next);
     lrc_destroy(t->lrc);
+    wqueue_destroy(t->wq);
     free(t);
 }
 
@@ -557,6 +572,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     for (uint32_t i = 0; i < t->cfg.l2_slices; i++)
         cal_clear(&t->slice[i]);
     cal_clear(&t->dram);
+    wqueue_reset(t->wq);
     memset(t->slices, 0, t->cfg.l2_slices * sizeof *t->slices);
     memset(t->sms, 0, n_sm * sizeof *t->sms);
     memset(t->sm_slots, 0, (size_t)n_sm * t->cfg.max_ctas_per_sm * sizeof *t->sm_slots);
@@ -577,6 +593,7 @@ void timing_kernel_end(timing *t, timing_result *out)
     out->cycles = t->cfg.t_launch_cycles + busy;
     out->lrc_input_sectors = t->lrc_in;
     out->lrc = t->lrc ? lrc_get_counts(t->lrc) : (lrc_counts){0};
+    out->wq = wqueue_get_counts(t->wq);
     t->k = NULL;
 }
 
@@ -867,6 +884,94 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     return ret;
 }
 
+/* ---- the SM's write queue (wqueue.h) ----------------------------------------------- */
+
+#define WQ_MAX_LINES 32u /* lines one warp's store can touch: one per lane */
+
+/* The lines a store record writes and their sectors, in address order;
+ * returns how many (at most WQ_MAX_LINES). */
+static uint32_t store_lines(const timing *t, const trace_mem *m, uint64_t *lines, uint32_t *masks)
+{
+    uint32_t spl_shift = t->line_shift - t->sector_shift; /* sectors per line, log2 */
+    uint32_t size = m->size_bytes;
+    /* nearly every store: lanes aligned to their size, within 64 sectors of
+     * the first lane's line: one bit per sector in a word */
+    uint64_t base = (m->addr[__builtin_ctz(m->active_mask)] >> t->line_shift) << spl_shift;
+    uint64_t bits = 0, odd = 0, far = 0; /* odd: a lane off its size's alignment; far: beyond the word */
+    const uint32_t sector_shift = t->sector_shift, align = size - 1u; /* in registers, not reloaded */
+    const uint64_t *addrs = m->addr;
+    for (uint32_t a = m->active_mask; a; a &= a - 1u) {
+        uint64_t addr = addrs[__builtin_ctz(a)];
+        uint64_t rel = (addr >> sector_shift) - base;
+        odd |= addr & align;
+        far |= rel >> 6;
+        bits |= 1ull << (rel & 63u);
+    }
+    uint32_t n = 0;
+    if (!odd && !far && size <= (1u << t->sector_shift) && (size & (size - 1u)) == 0 && spl_shift <= 5u) {
+        uint32_t spl = 1u << spl_shift;
+        uint64_t line_bits = spl == 64u ? UINT64_MAX : (1ull << spl) - 1u;
+        for (uint32_t k = 0; bits && k < 64u; k += spl, bits >>= spl) {
+            if (bits & line_bits) {
+                lines[n] = (base >> spl_shift) + k / spl;
+                masks[n++] = (uint32_t)(bits & line_bits);
+            }
+        }
+        return n;
+    }
+    uint64_t line_mask = (1ull << t->line_shift) - 1u;
+    for (uint32_t a = m->active_mask; a; a &= a - 1u) {
+        uint64_t addr = m->addr[__builtin_ctz(a)];
+        uint64_t line = addr >> t->line_shift;
+        uint32_t first = (uint32_t)((addr & line_mask) >> t->sector_shift);
+        uint32_t last = (uint32_t)(((addr + size - 1u) & line_mask) >> t->sector_shift);
+        if ((addr + size - 1u) >> t->line_shift != line)
+            last = (uint32_t)(line_mask >> t->sector_shift); /* crosses the line: to its end */
+        uint32_t mask = (uint32_t)(((2u << last) - 1u) & ~((1u << first) - 1u));
+        uint32_t i = 0;
+        while (i < n && lines[i] != line)
+            i++;
+        if (i == n) {
+            if (n == WQ_MAX_LINES)
+                continue;
+            while (i > 0 && lines[i - 1u] > line) { /* keep address order */
+                lines[i] = lines[i - 1u];
+                masks[i] = masks[i - 1u];
+                i--;
+            }
+            lines[i] = line;
+            masks[i] = 0;
+            n++;
+        }
+        masks[i] |= mask;
+    }
+    return n;
+}
+
+/* A global store of writer (cta x warps + warp) on SM sm whose lines are
+ * ready to leave L1 at t: each line's write request enters the SM's queue,
+ * in address order (the coalescer's), and merges into a waiting request of
+ * another warp to the same line, or is drained at the L1-to-L2 write rate. */
+static void write_queue(timing *t, uint32_t sm, const trace_mem *m, uint64_t writer, uint64_t at)
+{
+    uint64_t lines[WQ_MAX_LINES];
+    uint32_t masks[WQ_MAX_LINES];
+    uint32_t n = store_lines(t, m, lines, masks);
+    cal *drain = &t->smcal[sm_cal_wq(t, sm)];
+    for (uint32_t i = 0; i < n; i++) {
+        if (wqueue_merge(t->wq, sm, writer, lines[i], masks[i], at))
+            continue;
+        /* the queue sends one sector a cycle ([MEAS] kernels/wrate.cu,
+         * traces/h200-probes/wrate.txt: one SM storing whole lines sends
+         * 32.0 bytes a cycle with 2 to 32 warps; misaligned stores, merged,
+         * 0.99-1.01 sectors a cycle); a request waits until its first
+         * sector leaves: the end of its booking less its own sectors */
+        uint64_t sectors = (uint64_t)__builtin_popcount(masks[i]);
+        uint64_t left = cal1_book(drain, at, sectors) - sectors;
+        wqueue_sent(t->wq, sm, writer, lines[i], masks[i], at, left > at ? left : at);
+    }
+}
+
 /* ---- records --------------------------------------------------------------------- */
 
 static void on_record(void *ctx, const gpu_event *e)
@@ -892,6 +997,8 @@ static void on_record(void *ctx, const gpu_event *e)
         uint32_t n_l2 = e->n_l2 < GPU_OBS_MAX_L2 ? e->n_l2 : GPU_OBS_MAX_L2;
         if (m->kind == TRACE_KIND_ST) {
             t->sms[sm].last_store = tagged;
+            if (m->space == TRACE_SPACE_GLOBAL)
+                write_queue(t, sm, m, (uint64_t)m->cta * t->warps_per_cta + m->warp, tagged);
             done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
         } else if (n_l2 == 0) {
             done = cal1_book(&t->smcal[sm_cal_data(t, sm)], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;

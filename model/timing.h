@@ -17,8 +17,11 @@
  * non-memory instructions (the trace holds only memory instructions and
  * barriers; the work between two records is counted from their PCs and
  * issued at one instruction per cycle), warp scheduling policy, MSHR limits,
- * TLBs, DRAM banks and refresh, the store path's merging of neighbouring
- * warps (findings §6), clock changes during a kernel.
+ * TLBs, DRAM banks and refresh, clock changes during a kernel. Each SM's
+ * write requests towards L2 wait in a queue drained one sector a cycle; one
+ * that meets another warp's request to the same line still waiting there
+ * merges into it (model/wqueue.h, findings §6b): those leave the write
+ * counters, but the slices still see every functional write request.
  *
  * No allocation per record: tables are sized at timing_create from the
  * config; timing_kernel_begin allocates the kernel's per-PC register table. */
@@ -30,6 +33,7 @@
 #include "cfg.h"
 #include "gpu.h"
 #include "lrc.h"
+#include "wqueue.h"
 #include "trace.h"
 
 typedef struct timing timing;
@@ -42,6 +46,7 @@ typedef struct timing_result {
                                    * with an identical read of another SM of the GPC in flight
                                    * (lrc__request_sectors_op_read_coalescing_achieved_type_hardware);
                                    * zero without a GPC map */
+    wqueue_counts wq;             /* write requests merged in the SMs' write queues (model/wqueue.h) */
 } timing_result;
 
 /* c->timing must be true (the [timing] section is set). */

@@ -201,6 +201,8 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
                     /* the L2 reads are those left after the L2 request
                      * coalescer: what it merged never reached a slice */
                     lrc_counts_apply(&tr.lrc, &res.totals);
+                    /* and the writes those merged in an SM's write queue */
+                    wqueue_counts_apply(&tr.wq, &res.totals);
                 }
                 if (fn && fn(ctx, &res, err) != 0)
                     rc = -1;

@@ -36,9 +36,10 @@ typedef struct replay_options {
 /* Check the options before any output (a bad --kernel regex): 0, or -1 with
  * err set. */
 /* With timing, a launch's totals are the functional model's less the L2 reads
- * the LRC merged (timing_result.lrc, lrc_counts_apply), so that every reader
- * of them sees the same counters; its per-PC counters stay functional
- * (docs/timing.md). */
+ * the LRC merged (timing_result.lrc, lrc_counts_apply) and the writes the
+ * SMs' write queues merged (timing_result.wq, wqueue_counts_apply), so that
+ * every reader of them sees the same counters; its per-PC counters stay
+ * functional (docs/timing.md). */
 int replay_options_check(const replay_options *opt, err_info *err);
 
 /* Replay path on a fresh gpu built from cfg. Returns 0, or -1 with err set

@@ -1,5 +1,7 @@
 /* test_timing.c - the timing layer (model/timing.h) on hand-built kernels
- * whose cycles can be worked out on paper from the config's constants. */
+ * whose cycles can be worked out on paper from the config's constants; the
+ * SMs' write queues (model/wqueue.h) on hand-made requests, on hand-built
+ * kernels and on the suite's captures. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,9 +9,11 @@
 #include "cfg.h"
 #include "gpu.h"
 #include "l2.h"
+#include "replay.h"
 #include "suites.h"
 #include "test_util.h"
 #include "timing.h"
+#include "wqueue.h"
 
 /* The H200 with its shipped [timing] constants, launch costs zeroed so that
  * a kernel's cycles are its own work. */
@@ -343,6 +347,210 @@ START_TEST(a_config_without_timing_has_none)
 }
 END_TEST
 
+/* ---- the SMs' write queues (model/wqueue.h) ---- */
+
+START_TEST(a_write_to_a_line_another_warp_has_waiting_merges)
+{
+    wqueue *q = wqueue_create(2);
+    /* warp 1 of SM 0: line 100, sectors 1-3, waits from 10 to 13 */
+    ck_assert(!wqueue_merge(q, 0, 1, 100, 0xe, 10));
+    wqueue_sent(q, 0, 1, 100, 0xe, 10, 13);
+    /* warp 2 at 12, sectors 0-1 of line 100: merged; sector 1 is sent once */
+    ck_assert(wqueue_merge(q, 0, 2, 100, 0x3, 12));
+    /* what does not merge: another line, the same warp, another SM, the
+     * cycle it left (13: no longer waiting), a request that entered before
+     * it (9: it was not there yet) */
+    ck_assert(!wqueue_merge(q, 0, 2, 101, 0x3, 12));
+    ck_assert(!wqueue_merge(q, 0, 1, 100, 0x1, 12));
+    ck_assert(!wqueue_merge(q, 1, 2, 100, 0x3, 12));
+    ck_assert(!wqueue_merge(q, 0, 3, 100, 0x1, 13));
+    ck_assert(!wqueue_merge(q, 0, 3, 100, 0x1, 9));
+    /* warp 3 at 11 with sector 0: the entry holds sectors 0-3 now */
+    ck_assert(wqueue_merge(q, 0, 3, 100, 0x1, 11));
+    wqueue_counts n = wqueue_get_counts(q);
+    ck_assert_uint_eq(n.requests, 2);
+    ck_assert_uint_eq(n.sectors, 2);
+    wqueue_reset(q);
+    ck_assert_uint_eq(wqueue_get_counts(q).requests, 0);
+    ck_assert(!wqueue_merge(q, 0, 2, 100, 0x3, 12)); /* forgotten */
+    wqueue_destroy(q);
+}
+END_TEST
+
+/* A request waiting behind others is compared only with the WQUEUE_LOOKBACK (31)
+ * requests that entered last before the new one: 30 between, it merges; 31
+ * between, it does not (transpose_naive's 32 one-sector lines per warp store
+ * must not merge, docs/timing.md). */
+static bool merges_behind(uint32_t between)
+{
+    wqueue *q = wqueue_create(1);
+    wqueue_sent(q, 0, 1, 500, 0x1, 100, 10000); /* warp 1, line 500, waiting long */
+    for (uint32_t i = 0; i < between; i++)
+        wqueue_sent(q, 0, 1, 1000 + i, 0x1, 101 + i, 10000);
+    bool m = wqueue_merge(q, 0, 2, 500, 0x1, 200);
+    wqueue_destroy(q);
+    return m;
+}
+
+START_TEST(the_comparison_reaches_31_requests_back)
+{
+    ck_assert_uint_eq(WQUEUE_LOOKBACK, 31);
+    ck_assert(merges_behind(0));
+    ck_assert(merges_behind(30));
+    ck_assert(!merges_behind(31));
+    ck_assert(!merges_behind(40));
+}
+END_TEST
+
+START_TEST(merged_writes_leave_the_write_counters)
+{
+    stats s;
+    memset(&s, 0, sizeof s);
+    s.v[STAT_L2_REQ_WRITE] = 100;
+    s.v[STAT_L2_SECT_WRITE] = 250;
+    s.v[STAT_L1_M_WRITE_SECTORS] = 250;
+    s.v[STAT_L2_SECT_WRITE_HIT] = 5;
+    s.v[STAT_L2_SECT_WRITE_MISS] = 245;
+    s.v[STAT_DRAM_SECT_WRITE] = 7;
+    wqueue_counts m = {.requests = 10, .sectors = 8};
+    wqueue_counts_apply(&m, &s);
+    ck_assert_uint_eq(s.v[STAT_L2_REQ_WRITE], 90);
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_WRITE], 242);
+    ck_assert_uint_eq(s.v[STAT_L1_M_WRITE_SECTORS], 242);
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_WRITE_HIT], 0); /* the hits first */
+    ck_assert_uint_eq(s.v[STAT_L2_SECT_WRITE_MISS], 242);
+    ck_assert_uint_eq(s.v[STAT_DRAM_SECT_WRITE], 7);   /* DRAM is the functional model's */
+}
+END_TEST
+
+static void mem_mask(rig *r, uint32_t cta, uint32_t warp, uint32_t pc_i, uint32_t mask, uint64_t base,
+                     int64_t stride)
+{
+    trace_mem m;
+    test_mem(&m, TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, mask, base, stride);
+    m.cta = cta;
+    m.warp = warp;
+    m.pc = 16u * pc_i;
+    gpu_mem(r->g, &m);
+}
+
+/* Warp 0 stores one word to each of 32 lines (32 one-sector requests, the
+ * queue drains one sector a cycle, so line k waits k cycles); warp 1, on
+ * another sub-partition, stores a whole line right after: to line 31, still
+ * waiting, it merges (sector 0 sent once); to line 0, already sent, not. */
+static wqueue_counts behind_a_column(uint64_t line)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 64);
+    rig_pc(&r, 0, "STG.E desc[UR4][R2.64], R5");
+    rig_begin(&r);
+    uint64_t base = 0x10000000;
+    mem_mask(&r, 0, 0, 0, TRACE_FULL_MASK, base, 128);
+    mem_mask(&r, 0, 1, 0, TRACE_FULL_MASK, base + 128 * line, 4);
+    timing_result res;
+    rig_end(&r, &res);
+    return res.wq;
+}
+
+START_TEST(a_store_behind_a_full_queue_merges)
+{
+    wqueue_counts n = behind_a_column(31);
+    ck_assert_uint_eq(n.requests, 1);
+    ck_assert_uint_eq(n.sectors, 1);
+    n = behind_a_column(0);
+    ck_assert_uint_eq(n.requests, 0);
+    ck_assert_uint_eq(n.sectors, 0);
+}
+END_TEST
+
+/* kernels/storepair.cu at DELAY 0 (bench/storepair-trace.py): after each
+ * barrier of a CTA of 8 warps, warp 0 and warp P store the two halves of a
+ * line (or, SPLIT, 32 floats each from the middle of neighbouring lines). The
+ * H200 merges none of the pairs (findings §6b): nothing else waits in the
+ * queue, so neither does the first store's request. */
+static wqueue_counts storepair(uint32_t partner, bool split)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 256);
+    rig_pc(&r, 0, "BAR.SYNC.DEFER_BLOCKING 0x0");
+    rig_pc(&r, 1, "STG.E desc[UR4][R2.64], R5");
+    rig_begin(&r);
+    uint64_t base = 0x10000000;
+    for (uint32_t i = 0; i < 64; i++) {
+        for (uint32_t w = 0; w < 8; w++)
+            bar(&r, 0, w, 0);
+        for (uint32_t k = 0; k < 2; k++) {
+            uint32_t w = k ? partner : 0;
+            if (split)
+                mem_mask(&r, 0, w, 1, TRACE_FULL_MASK, base + 4u * (i * 96u + (k ? 48u : 16u)), 4);
+            else
+                mem_mask(&r, 0, w, 1, 0xffffu, base + 4u * (i * 32u + (k ? 16u : 0u)), 4);
+        }
+    }
+    timing_result res;
+    rig_end(&r, &res);
+    return res.wq;
+}
+
+START_TEST(two_lone_warps_stores_never_merge)
+{
+    for (uint32_t p = 1; p <= 4; p += 3)
+        for (int split = 0; split <= 1; split++)
+            ck_assert_msg(storepair(p, split).requests == 0, "P %u SPLIT %d", p, split);
+}
+END_TEST
+
+typedef struct writes {
+    uint64_t requests, sectors, merged;
+} writes;
+
+static int sum_writes(void *ctx, const replay_kernel_result *r, err_info *err)
+{
+    (void)err;
+    writes *x = ctx;
+    x->requests += r->totals.v[STAT_L2_REQ_WRITE]; /* after the write queues (replay.h) */
+    x->sectors += r->totals.v[STAT_L2_SECT_WRITE];
+    x->merged += r->timing->wq.requests;
+    return 0;
+}
+
+/* The suite's captures under --timing: writeSegment_off11's L2 write
+ * requests and sectors (measured 62,451 and 160,528 in the capture; 65,535
+ * and 163,838 without the queues), and kernels whose writes must not merge:
+ * transpose_naive (8 warps write the same 32 lines, measured 524,288 of
+ * 524,288), simpleMathAoS (one warp's own stores, already merged by store
+ * combining), writeSegment_off0. */
+START_TEST(the_suite_captures_writes)
+{
+    static const struct {
+        const char *trace;
+        uint64_t requests, sectors;
+    } cases[] = {
+        {"traces/h200/writeSegment_off11.trace", 62316, 160619}, /* -0.22%, +0.06% */
+        {"traces/h200/transpose_naive.trace", 524288, 524288},
+        {"traces/h200/simpleMathAoS.trace", 65536, 262144},
+        {"traces/h200/writeSegment_off0.trace", 32768, 131072},
+    };
+    cfg_gpu c;
+    err_info e;
+    err_clear(&e);
+    ck_assert_msg(cfg_load("configs/h200.ini", &c, &e) == 0, "%s", e.msg);
+    replay_options opt = {.timing = true};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        writes x = {0};
+        ck_assert_msg(replay_trace(cases[i].trace, &c, &opt, sum_writes, &x, &e) == 0, "%s", e.msg);
+        ck_assert_msg(x.requests == cases[i].requests && x.sectors == cases[i].sectors,
+                      "%s: %llu requests, %llu sectors (expected %llu, %llu)", cases[i].trace,
+                      (unsigned long long)x.requests, (unsigned long long)x.sectors,
+                      (unsigned long long)cases[i].requests, (unsigned long long)cases[i].sectors);
+    }
+}
+END_TEST
+
 Suite *timing_suite(void)
 {
     Suite *s = suite_create("timing");
@@ -360,5 +568,14 @@ Suite *timing_suite(void)
     tcase_add_test(tp, sass_registers_are_parsed);
     tcase_add_test(tp, a_config_without_timing_has_none);
     suite_add_tcase(s, tp);
+    TCase *tw = tcase_create("write queue");
+    tcase_set_timeout(tw, 120); /* four captures replayed with timing */
+    tcase_add_test(tw, a_write_to_a_line_another_warp_has_waiting_merges);
+    tcase_add_test(tw, the_comparison_reaches_31_requests_back);
+    tcase_add_test(tw, merged_writes_leave_the_write_counters);
+    tcase_add_test(tw, a_store_behind_a_full_queue_merges);
+    tcase_add_test(tw, two_lone_warps_stores_never_merge);
+    tcase_add_test(tw, the_suite_captures_writes);
+    suite_add_tcase(s, tw);
     return s;
 }

@@ -1,0 +1,85 @@
+/* wqueue.h - an SM's queue of write requests towards L2 as the timing layer
+ * sees it: a write request that finds a request of ANOTHER warp of the same
+ * SM to the same 128-byte line still waiting in the queue merges into it
+ * (docs/findings.md §6, §6b; docs/timing.md "The SM's write queue").
+ *
+ * The hypothesis (findings §6b): per SM, write requests wait in a queue that
+ * is drained at the L1-to-L2 write rate; it fills only when many warps store
+ * at once, which is why two lone warps' stores to one line never merge
+ * (storepair) while writeSegment's misaligned warps merge some of their
+ * shared boundary lines. A merged request is one request fewer, and a sector
+ * both wrote partly is sent once.
+ *
+ * This module is the bookkeeping only: the caller says when a request
+ * entered the queue (t) and when it left it (left: the caller's drain
+ * calendar decides). A request is WAITING in [t, left). A new request looks
+ * at its SM's newest request to the same line: it merges into it when that
+ * one belongs to another warp, entered at or before it and is still
+ * waiting, and no more than WQUEUE_LOOKBACK - 1 requests entered between the
+ * two (by cycle; replay order breaks ties).
+ * The lookback is bounded by a measurement, not fitted: transpose_naive's
+ * warp stores are 32 one-sector requests each, and the next warp of its CTA
+ * writes the same 32 lines while the first's wait (the queue drains one
+ * sector a cycle); the H200 merges none of them (524,288 write requests),
+ * which a comparison reaching 32 requests back would (docs/timing.md).
+ * Requests of one warp never merge here: the functional model's store
+ * combining (wcomb.h) already merged a warp's consecutive stores.
+ *
+ * Requests arrive in replay order, which is not time order across warps:
+ * a request that arrives late in the replay but entered early in time is
+ * compared with the history as the replay left it (the WQUEUE_HISTORY requests
+ * replayed last on its SM), and a request that entered LATER than the new one
+ * is not a candidate. Only the newest request to a line is looked at (an
+ * older one of another warp behind a newer one that does not qualify is
+ * missed: 1-3% of writeSegment's merges against a scan of the whole history,
+ * docs/timing.md). Memory is fixed at wqueue_create (per SM WQUEUE_HISTORY
+ * entries and a table of their lines); no allocation per request. Not modelled: a limit on the queue's
+ * length and the stall it would cause, local stores (a local line belongs to
+ * one warp), the slice lookups a merged request saves (the timing layer
+ * still books every functional write request). */
+#ifndef GMS_WQUEUE_H
+#define GMS_WQUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+#define WQUEUE_LOOKBACK 31u /* requests a new one is compared with: fewer than 32 (transpose_naive) */
+#define WQUEUE_HISTORY 64u  /* requests remembered per SM, in replay order (>= WQUEUE_LOOKBACK) */
+
+typedef struct wqueue wqueue;
+
+/* What the queues merged in one kernel: the functional model sent every
+ * request on its own, so its L1-to-L2 and L2 write counters are too high by
+ * these. */
+typedef struct wqueue_counts {
+    uint64_t requests; /* write requests merged into a waiting one */
+    uint64_t sectors;  /* sectors both requests wrote (sent once) */
+} wqueue_counts;
+
+wqueue *wqueue_create(uint32_t sm_count);
+void wqueue_destroy(wqueue *q);
+/* Forget every request and zero the counts (a new kernel). */
+void wqueue_reset(wqueue *q);
+
+/* A write request of warp `writer` (any id unique per warp of the kernel) of
+ * SM sm for line's sectors mask enters the SM's queue at cycle t. When the
+ * SM's newest request to the line qualifies (see above), the new one merges
+ * into it: returns true and adds it to the counts (the sectors both wrote are
+ * sent once). Otherwise returns false: the caller drains it and calls
+ * wqueue_sent. */
+bool wqueue_merge(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t);
+/* The request (not merged) entered at t and left the queue at left (>= t). */
+void wqueue_sent(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t, uint64_t left);
+
+/* The counts since the last reset. */
+wqueue_counts wqueue_get_counts(const wqueue *q);
+
+/* Take the merged requests out of the functional write counters of s: L2
+ * write requests and sectors, L1-to-L2 write sectors, and of the sectors the
+ * L2 write hits first (the other request wrote them just before: resident),
+ * the rest from the misses. */
+void wqueue_counts_apply(const wqueue_counts *m, stats *s);
+
+#endif
