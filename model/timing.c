@@ -252,7 +252,8 @@ typedef struct warp_state {
     uint8_t n_pend;      /* loads in flight, oldest first: */
     uint8_t pend_first[MAX_PENDING]; /* first destination register */
     uint8_t pend_n[MAX_PENDING];     /* registers */
-    uint8_t pad[12];
+    uint8_t pad[4];
+    uint64_t mem_done;   /* when its shared stores and cp.async copies are done: its next barrier waits */
     uint64_t pend_ready[MAX_PENDING]; /* cycle the data is in the registers */
 } warp_state;
 _Static_assert(sizeof(warp_state) == 128, "warp_state: two cache lines");
@@ -1012,6 +1013,12 @@ static void on_record(void *ctx, const gpu_event *e)
     }
     if (returns && regs)
         add_pending(w, regs->dst, dst_n, done, &w->clock);
+    /* bar.sync makes the warp's shared-memory writes visible to its CTA: the
+     * warp reaches its next barrier when its shared stores and atomics are
+     * done, and its cp.async copies (waited for by cp.async.wait_group before
+     * the barrier, as kernels use them) have their data */
+    if ((m->space == TRACE_SPACE_SHARED && !returns) || (m->flags & TRACE_MEM_LDGSTS))
+        w->mem_done = max64(w->mem_done, done);
     t->end = max64(t->end, max64(done, w->clock));
     cta_ran_until(t, cs, w->clock);
 }
@@ -1086,7 +1093,7 @@ void timing_barrier(timing *t, const trace_barrier *b)
     cta_state *c;
     warp_state *w = warp_get(t, b->cta, b->warp, &c, sm);
     w->pc_idx = pc_index(t, w, b->pc);
-    uint64_t at = issue_to(t, w, c, sm, b->pc, NULL, false, 0);
+    uint64_t at = max64(issue_to(t, w, c, sm, b->pc, NULL, false, 0), w->mem_done);
     cta_ran_until(t, c, w->clock);
     uint32_t g = w->bar_gen, s = g & 1u;
     if (c->bar_id[s] != g || c->bar_count[s] == 0) {

@@ -221,14 +221,16 @@ static uint64_t barrier_case(bool warp1_first, uint32_t threads)
 
 START_TEST(a_barrier_waits_for_the_last_warp_in_any_replay_order)
 {
-    /* warp 0: LDS at 0, 24, 48, 72 (data at 96), STS issues at 96, arrives
-     * at the barrier at 97; warp 1 is released at 97 + 12 + 2 x 2 warps
-     * (findings §8), its LDS's data is ready 24 later: 137 */
-    ck_assert_uint_eq(barrier_case(false, 64), 137);
-    ck_assert_uint_eq(barrier_case(true, 64), 137);
+    /* warp 0: LDS at 0, 24, 48, 72 (data at 96), STS issues at 96 and its
+     * write is done at 120 (data stage + 23): warp 0 reaches the barrier
+     * then, not at 97 (bar.sync makes shared writes visible); warp 1 is
+     * released at 120 + 12 + 2 x 2 warps (findings §8), its LDS's data is
+     * ready 24 later: 160 */
+    ck_assert_uint_eq(barrier_case(false, 64), 160);
+    ck_assert_uint_eq(barrier_case(true, 64), 160);
     /* the same two warps' records in a CTA of 32 warps (the other 30 never
-     * reach the trace): released at 97 + 12 + 64, data at 197 */
-    ck_assert_uint_eq(barrier_case(false, 1024), 197);
+     * reach the trace): released at 120 + 12 + 64, data at 220 */
+    ck_assert_uint_eq(barrier_case(false, 1024), 220);
 }
 END_TEST
 
