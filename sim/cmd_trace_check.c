@@ -3,9 +3,13 @@
  * trace holds with the ones Nsight Compute measured for the same program.
  *
  * A trace holds the instructions with at least one lane predicated on, so it
- * is compared with ncu's smsp__inst_executed_op_*_pred_on_any counts where the
- * CSV has them, else with the plain counts (which also count warps whose lanes
- * were all predicated off). Launches pair by launch index (ncu's ID). */
+ * is compared with ncu's instrumented smsp__sass_inst_executed_op_* counts
+ * (exact, the same thing) where the CSV has them, else with the
+ * smsp__inst_executed_op_*_pred_on_any counts, else with the plain counts
+ * (which also count warps whose lanes were all predicated off). Where warps
+ * ran a class all-off (plain > pred_on_any), ncu's pred_on_any split moves
+ * between runs (docs/findings.md §9): without a sass count that class is not
+ * compared. Launches pair by launch index (ncu's ID). */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,20 +33,39 @@ static const stat_id checked[] = {
 };
 #define N_CHECKED (sizeof checked / sizeof checked[0])
 
-/* ncu's value for counter id: the _pred_on_any variant when present. Sets
- * *name to the metric used; NULL when the CSV has neither. */
-static const ncu_metric *measured(const ncu_launch *l, stat_id id, char *name, size_t n)
+static const ncu_metric *number(const ncu_launch *l, const char *name)
 {
+    const ncu_metric *m = ncu_launch_metric(l, name);
+    return m && m->kind == NCU_VALUE_NUMBER ? m : NULL;
+}
+
+/* ncu's value for counter id, by the order above. Sets *name to the metric
+ * used; NULL when the CSV has none, or only an unreliable _pred_on_any
+ * (*unreliable then set). */
+static const ncu_metric *measured(const ncu_launch *l, stat_id id, char *name, size_t n, bool *unreliable)
+{
+    static const char inst[] = "smsp__inst_executed_op_";
     const char *plain = stat_name(id);
     const char *dot = strrchr(plain, '.');
     size_t stem = dot ? (size_t)(dot - plain) : strlen(plain);
+    *unreliable = false;
+    if (strncmp(plain, inst, sizeof inst - 1) == 0) {
+        snprintf(name, n, "smsp__sass_inst_executed_op_%s", plain + sizeof inst - 1);
+        const ncu_metric *s = number(l, name);
+        if (s)
+            return s;
+    }
+    const ncu_metric *all = number(l, plain);
     snprintf(name, n, "%.*s_pred_on_any%s", (int)stem, plain, dot ? dot : "");
-    const ncu_metric *m = ncu_launch_metric(l, name);
-    if (m && m->kind == NCU_VALUE_NUMBER)
+    const ncu_metric *m = number(l, name);
+    if (m && all && all->value > m->value) {
+        *unreliable = true;
+        return NULL;
+    }
+    if (m)
         return m;
     snprintf(name, n, "%s", plain);
-    m = ncu_launch_metric(l, plain);
-    return m && m->kind == NCU_VALUE_NUMBER ? m : NULL;
+    return all;
 }
 
 typedef struct checker {
@@ -71,12 +94,13 @@ static void check_launch(checker *c, const trace_kernel *k, const stats *s)
         c->differ++;
     for (size_t i = 0; i < N_CHECKED; i++) {
         char name[256];
-        const ncu_metric *m = measured(l, checked[i], name, sizeof name);
+        bool unreliable;
+        const ncu_metric *m = measured(l, checked[i], name, sizeof name, &unreliable);
         uint64_t mine = s->v[checked[i]];
         if (!m) {
-            if (mine)
-                printf("  %-58s %12llu %12s  not measured\n", stat_name(checked[i]),
-                       (unsigned long long)mine, "-");
+            if (mine || unreliable)
+                printf("  %-58s %12llu %12s  %s\n", stat_name(checked[i]), (unsigned long long)mine, "-",
+                       unreliable ? "not comparable (warps ran it with every lane off)" : "not measured");
             continue;
         }
         bool equal = m->is_integer && m->u == mine;
