@@ -844,8 +844,10 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     if (g->observing && g->obs.record) {
         uint32_t tpc = g->cfg.l1_tags_per_cycle;
         gpu_event e = {.m = m, .sm = sm, .n_l2 = g->obs_n, .l2 = g->obs_l2};
-        if (m->space != TRACE_SPACE_SHARED)
+        if (m->space != TRACE_SPACE_SHARED) {
             e.tag_wavefronts = (g->res.n_lines + tpc - 1u) / tpc;
+            e.lines = &g->res;
+        }
         e.data_wavefronts = (uint32_t)(s->v[STAT_L1_DATA_WF_GLOBAL_LD] + s->v[STAT_SMEM_WF_LD] +
                                        s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM] +
                                        s->v[STAT_SMEM_WF_LDGSTS] - data_before);

@@ -114,6 +114,8 @@ typedef struct gpu_event {
     uint32_t data_wavefronts; /* L1 data stage: global/local load data or shared-memory wavefronts */
     uint32_t n_l2;
     const gpu_l2_req *l2;     /* [n_l2] loads' misses and atomics; stores go through store_line */
+    const struct coal_result *lines; /* global and local records: the lines and sectors they touch, in
+                                 order of first touch (the coalescer's); NULL for shared */
 } gpu_event;
 typedef struct gpu_observer {
     void (*record)(void *ctx, const gpu_event *e);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "coal.h"
 #include "err.h"
 #include "lrc.h"
 #include "wqueue.h"
@@ -953,11 +954,25 @@ static uint32_t store_lines(const timing *t, const trace_mem *m, uint64_t *lines
  * ready to leave L1 at t: each line's write request enters the SM's queue,
  * in address order (the coalescer's), and merges into a waiting request of
  * another warp to the same line, or is drained at the L1-to-L2 write rate. */
-static void write_queue(timing *t, uint32_t sm, const trace_mem *m, uint64_t writer, uint64_t at)
+static void write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t writer, uint64_t at)
 {
     uint64_t lines[WQ_MAX_LINES];
     uint32_t masks[WQ_MAX_LINES];
-    uint32_t n = store_lines(t, m, lines, masks);
+    /* the coalescer's lines when they are in address order (nearly every
+     * store: lanes ascending), else worked out again in that order */
+    const coal_result *r = e->lines;
+    bool ascending = r && r->n_lines <= WQ_MAX_LINES;
+    for (uint32_t i = 1; ascending && i < r->n_lines; i++)
+        ascending = r->lines[i].line > r->lines[i - 1u].line;
+    uint32_t n = 0;
+    if (ascending) {
+        for (; n < r->n_lines; n++) {
+            lines[n] = r->lines[n].line;
+            masks[n] = r->lines[n].sector_mask;
+        }
+    } else {
+        n = store_lines(t, e->m, lines, masks);
+    }
     cal *drain = &t->smcal[sm_cal_wq(t, sm)];
     for (uint32_t i = 0; i < n; i++) {
         if (wqueue_merge(t->wq, sm, writer, lines[i], masks[i], at))
@@ -999,7 +1014,7 @@ static void on_record(void *ctx, const gpu_event *e)
         if (m->kind == TRACE_KIND_ST) {
             t->sms[sm].last_store = tagged;
             if (m->space == TRACE_SPACE_GLOBAL)
-                write_queue(t, sm, m, (uint64_t)m->cta * t->warps_per_cta + m->warp, tagged);
+                write_queue(t, sm, e, (uint64_t)m->cta * t->warps_per_cta + m->warp, tagged);
             done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
         } else if (n_l2 == 0) {
             done = cal1_book(&t->smcal[sm_cal_data(t, sm)], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;
