@@ -325,8 +325,9 @@ SUMMARY=$LOGS/summary.txt
         case "${R_CAPTURE[e]} ${R_NCU[e]} ${R_SOURCE[e]}" in *FAIL*|*skipped*) fails=$((fails + 1)) ;; esac
     done
     all=$(du -sk "$DEST" | cut -f1)
-    printf 'traces: %d KiB in this run; %s: %d KiB in all (limit 20 MiB = 20480 KiB)%s\n' \
-        $(( (total + 1023) / 1024 )) "$DEST" "$all" "$( [ "$all" -gt 20480 ] && echo '  OVER THE LIMIT')"
+    # the suite's share of the repository's 40 MiB (README: the whole tree travels to the GPU machine)
+    printf 'traces: %d KiB in this run; %s: %d KiB in all (limit 24 MiB = 24576 KiB)%s\n' \
+        $(( (total + 1023) / 1024 )) "$DEST" "$all" "$( [ "$all" -gt 24576 ] && echo '  OVER THE LIMIT')"
     printf '%d of %d experiments with a failure or skipped; total %ss\n' "$fails" "$N" "$(elapsed)"
     echo "$fails" >"$WORK/fails"
     for p in "${!SASS_CHECK[@]}"; do

@@ -1,0 +1,109 @@
+/* spmv.cu - y = A x for a sparse matrix in CSR form: beyond the seeds, the
+ * irregular gather that real programs make. A is banded: each of its ROWS
+ * rows holds NNZ entries whose columns lie within 1,024 of the diagonal at
+ * pseudo-random places, so x[col] is a gather with reuse that L1 and L2 can
+ * catch (neighbouring rows read overlapping parts of x).
+ *
+ *   spmvScalar   one thread per row: lanes read entries NNZ x 4 bytes apart
+ *                (one sector each) and gather x at 32 scattered columns
+ *   spmvVector   one warp per row: lane l reads entry l (coalesced) and
+ *                gathers x at its column; a shuffle reduction, lane 0 stores
+ *
+ * Values are small integers, so every sum is exact.
+ *
+ * usage: spmv scalar|vector [ROWS]   (default 2^13 rows of 32 entries; blocks
+ *        of 64 threads: 128 blocks for scalar, 4,096 for vector) */
+#include "common.cuh"
+
+#define NNZ 32
+#define BLOCK 64
+#define BAND 1024
+
+static const char *USAGE = "scalar|vector [ROWS]";
+
+__global__ void spmvScalar(const int *row_ptr, const int *col, const float *val, const float *x, float *y,
+                           int rows)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    float sum = 0.0f;
+    for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k) sum += val[k] * x[col[k]];
+    y[r] = sum;
+}
+
+__global__ void spmvVector(const int *row_ptr, const int *col, const float *val, const float *x, float *y,
+                           int rows)
+{
+    int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+    if (warp >= rows) return;
+    float sum = 0.0f;
+    for (int k = row_ptr[warp] + lane; k < row_ptr[warp + 1]; k += 32) sum += val[k] * x[col[k]];
+    for (int off = 16; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off);
+    if (lane == 0) y[warp] = sum;
+}
+
+static unsigned int mix(unsigned int v)
+{
+    v ^= v >> 16;
+    v *= 0x7feb352du;
+    v ^= v >> 15;
+    v *= 0x846ca68bu;
+    v ^= v >> 16;
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    g_prog = "spmv";
+    if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
+    const char *mode = argv[1];
+    int vector = strcmp(mode, "vector") == 0;
+    if (!vector && strcmp(mode, "scalar") != 0) usage_fail(USAGE, "unknown mode '%s'", mode);
+    int rows = 1 << 13;
+    if (argc > 2) rows = (int)parse_long(argv[2], "ROWS", BAND, 1 << 22, USAGE);
+    setup_device();
+
+    size_t nnz = (size_t)rows * NNZ;
+    int *hptr = (int *)host_alloc((size_t)(rows + 1) * sizeof(int));
+    int *hcol = (int *)host_alloc(nnz * sizeof(int));
+    float *hval = (float *)host_alloc(nnz * sizeof(float));
+    float *hx = (float *)host_alloc((size_t)rows * sizeof(float));
+    float *hy = (float *)host_alloc((size_t)rows * sizeof(float));
+    float *want = (float *)host_alloc((size_t)rows * sizeof(float));
+    for (int r = 0; r < rows; ++r) hx[r] = small_value((size_t)r);
+    for (int r = 0; r <= rows; ++r) hptr[r] = r * NNZ;
+    for (int r = 0; r < rows; ++r) {
+        float s = 0.0f;
+        for (int j = 0; j < NNZ; ++j) {
+            size_t k = (size_t)r * NNZ + j;
+            int c = r + (int)(mix((unsigned int)k + 1u) % (2 * BAND)) - BAND;
+            c = ((c % rows) + rows) % rows;
+            hcol[k] = c;
+            hval[k] = (float)((k * 5u) % 7u) - 3.0f;
+            s += hval[k] * hx[c];
+        }
+        want[r] = s;
+    }
+    int *dptr = dev_alloc<int>((size_t)rows + 1), *dcol = dev_alloc<int>(nnz);
+    float *dval = dev_alloc<float>(nnz), *dx = dev_alloc<float>((size_t)rows), *dy = dev_alloc<float>((size_t)rows);
+    CHECK(cudaMemcpy(dptr, hptr, (size_t)(rows + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dcol, hcol, nnz * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dval, hval, nnz * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dx, hx, (size_t)rows * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dy, 0, (size_t)rows * sizeof(float)));
+    int blocks = vector ? (int)(((size_t)rows * 32 + BLOCK - 1) / BLOCK) : (rows + BLOCK - 1) / BLOCK;
+    if (vector)
+        spmvVector<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows);
+    else
+        spmvScalar<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows);
+    CHECK_LAUNCH();
+    CHECK(cudaMemcpy(hy, dy, (size_t)rows * sizeof(float), cudaMemcpyDeviceToHost));
+
+    char what[96];
+    snprintf(what, sizeof what, "%s<<<%d, %d>>> rows %d nnz %zu", vector ? "spmvVector" : "spmvScalar", blocks,
+             BLOCK, rows, nnz);
+    int rc = finish(what, count_mismatches("y", hy, want, (size_t)rows, 0.0f));
+    CHECK(cudaFree(dptr)); CHECK(cudaFree(dcol)); CHECK(cudaFree(dval)); CHECK(cudaFree(dx)); CHECK(cudaFree(dy));
+    free(hptr); free(hcol); free(hval); free(hx); free(hy); free(want);
+    return rc;
+}
