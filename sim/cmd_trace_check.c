@@ -10,6 +10,7 @@
  * ran a class all-off (plain > pred_on_any), ncu's pred_on_any split moves
  * between runs (docs/findings.md §9): without a sass count that class is not
  * compared. Launches pair by launch index (ncu's ID). */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ static const ncu_metric *measured(const ncu_launch *l, stat_id id, char *name, s
     const ncu_metric *all = number(l, plain);
     snprintf(name, n, "%.*s_pred_on_any%s", (int)stem, plain, dot ? dot : "");
     const ncu_metric *m = number(l, name);
-    if (m && all && all->value > m->value) {
+    if (m && !validate_pred_on_any_trusted(m->value, all ? all->value : (double)NAN)) {
         *unreliable = true;
         return NULL;
     }

@@ -237,27 +237,16 @@ static void emit_row(validator *v, const char *kernel, uint32_t launch, const ch
     }
 }
 
-/* Whether ncu's count m (an smsp__inst_executed_op_*_pred_on_any) is to be
- * trusted in launch l. Warps that execute an instruction with every lane
- * predicated off are in the plain count, and the hardware splits the plain
- * count into pred_on_any and pred_off_all unreliably: reduce_sequential's
- * 25,600 LDS with a lane on (smsp__sass_inst_executed_op_shared_ld, and the
- * trace) read 25,746 / 25,775 / 25,761 pred_on_any in three runs, and
- * copyAsync's 8,192 LDS about 15,700 (docs/findings.md §9). Where the plain
- * count equals pred_on_any, no warp ran the class all-off and the split is
- * exact (all 34 captures of the first suite). So: compared exactly only then. */
+/* Whether ncu's count m is compared as its metric's rule says: not a
+ * _pred_on_any instruction count where warps ran the class all-off
+ * (validate_pred_on_any_trusted). */
 static bool pred_on_any_trusted(const ncu_launch *l, const ncu_metric *m)
 {
-    static const char pred_on[] = "_pred_on_any";
-    const char *p = strstr(m->name, pred_on);
-    if (!p || strncmp(m->name, "smsp__inst_executed_op_", 23) != 0)
-        return true;
     char plain[256];
-    snprintf(plain, sizeof plain, "%.*s%s", (int)(p - m->name), m->name, p + sizeof pred_on - 1);
-    for (uint32_t i = 0; i < l->n; i++)
-        if (strcmp(l->metrics[i].name, plain) == 0)
-            return l->metrics[i].kind != NCU_VALUE_NUMBER || l->metrics[i].value <= m->value;
-    return true;
+    if (!validate_pred_on_any_plain(m->name, plain, sizeof plain))
+        return true;
+    const ncu_metric *all = ncu_launch_metric(l, plain);
+    return validate_pred_on_any_trusted(m->value, all && all->kind == NCU_VALUE_NUMBER ? all->value : (double)NAN);
 }
 
 /* Compare one simulated launch with its ncu launch. */

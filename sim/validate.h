@@ -51,6 +51,16 @@ void validate_compare(double measured, double predicted, validate_tolerance tol,
  * -1 when the model does not predict that metric (or a ratio is undefined). */
 int validate_predicted(const char *metric, const stats *s, double *out);
 
+/* For an instruction count smsp__inst_executed_op_X_pred_on_any(.sum): true,
+ * and its plain name smsp__inst_executed_op_X(.sum) in plain. Else false. */
+bool validate_pred_on_any_plain(const char *metric, char *plain, size_t n);
+
+/* Whether ncu's pred_on_any count (value) can be compared exactly with a
+ * trace's: not where ncu's plain count of the same class (plain_value, NAN
+ * when not measured) is larger, i.e. warps ran the class with every lane off
+ * (see validate.c). */
+bool validate_pred_on_any_trusted(double value, double plain_value);
+
 /* --timing: the timing model's predicted value of an ncu metric
  * (sm__cycles_elapsed.avg, the LRC's merged read sectors): 0 and *out, or -1
  * when the timing model does not predict that metric. */
