@@ -502,9 +502,9 @@ END_TEST
  * into the hole. */
 typedef struct ref_set {
     uint32_t n;
-    uint64_t line[64];
-    uint64_t stamp[64];
-    uint32_t full[64], dirty[64];
+    uint64_t line[CACHE_MAX_WAYS];
+    uint64_t stamp[CACHE_MAX_WAYS];
+    uint32_t full[CACHE_MAX_WAYS], dirty[CACHE_MAX_WAYS];
 } ref_set;
 
 static int ref_find(const ref_set *r, uint64_t line)
@@ -518,14 +518,26 @@ static int ref_find(const ref_set *r, uint64_t line)
 START_TEST(lru_list_equals_stamp_scan)
 {
     uint64_t seed = 4242;
-    static const uint32_t way_counts[] = {1, 2, 3, 4, 7, 8, 9, 20, 33, 64};
+    static const uint32_t way_counts[] = {1, 2, 3, 4, 7, 8, 9, 20, 33, 64, 128, 255};
     for (size_t wi = 0; wi < sizeof way_counts / sizeof way_counts[0]; wi++) {
         uint32_t ways = way_counts[wi];
         cache *c = cache_create(4, ways, 4, 32, CFG_INDEX_LINEAR);
         static ref_set ref[4];
         memset(ref, 0, sizeof ref);
         uint64_t clock = 0;
+        /* In phases of 10,000 operations, dirty marks come 1 in 2, then 1 in
+         * 32 (sets full of dirty ways, and sets of nearly none); the rare
+         * phases begin with a reset, which leaves the dirty phase's state
+         * and aux bytes behind in the set blocks. */
+        uint32_t dirty_every = 1;
         for (int op = 0; op < 60000; op++) {
+            if (op % 10000 == 0) {
+                dirty_every = (op / 10000) % 2u ? 16u : 1u;
+                if (dirty_every > 1u) {
+                    cache_reset(c, ways);
+                    memset(ref, 0, sizeof ref);
+                }
+            }
             uint32_t set = (uint32_t)(next_rand(&seed) % 4u);
             ref_set *r = &ref[set];
             uint64_t x = next_rand(&seed);
@@ -573,7 +585,7 @@ START_TEST(lru_list_equals_stamp_scan)
                 cache_fill(c, set, way, m);
                 r->full[way] |= m;
             }
-            if (what & 2u) {
+            if ((what & 2u) && (x >> 48) % dirty_every == 0) {
                 cache_mark_dirty(c, set, way, m);
                 r->dirty[way] |= m;
             }
