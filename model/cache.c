@@ -95,7 +95,8 @@ cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
     c->index = index;
     c->epoch = 1;
     size_t wp = ((size_t)max_ways + 7u) & ~(size_t)7u;
-    c->state_offset = 8u + 2u * wp;
+    c->header_offset = 2u * wp;
+    c->state_offset = c->header_offset + 8u;
     c->prev_offset = c->state_offset + wp;
     c->next_offset = c->prev_offset + wp;
     c->aux_offset = c->next_offset + wp;

@@ -54,7 +54,8 @@ struct cache {
     cfg_set_index index;
     uint32_t epoch;           /* a set whose block epoch differs is empty */
     size_t block_bytes;       /* bytes per set block, a multiple of 64 */
-    size_t state_offset;      /* offsets in a block */
+    size_t header_offset;     /* offsets in a block */
+    size_t state_offset;
     size_t prev_offset;
     size_t next_offset;
     size_t tag_offset;
@@ -98,11 +99,12 @@ static inline CACHE_ALWAYS_INLINE cache_view cache_view_raw(const cache *c, uint
     assert(set < c->sets);
     unsigned char *b = c->blocks + (size_t)set * c->block_bytes;
     cache_view v;
-    v.epoch = (uint32_t *)(void *)b;
-    v.n_valid = b + 4;
-    v.head = b + 5;
-    v.n_ef = b + 6;
-    v.fp = (uint16_t *)(void *)(b + 8);
+    v.fp = (uint16_t *)(void *)b;
+    unsigned char *h = b + c->header_offset;
+    v.epoch = (uint32_t *)(void *)h;
+    v.n_valid = h + 4;
+    v.head = h + 5;
+    v.n_ef = h + 6;
     v.state = b + c->state_offset;
     v.prev = b + c->prev_offset;
     v.next = b + c->next_offset;
@@ -131,23 +133,37 @@ static inline CACHE_ALWAYS_INLINE int cache_view_find(const cache_view *vp, uint
     const cache_view v = *vp;
     uint32_t n = *v.n_valid;
 #if defined(__SSE2__)
-    /* 16 fingerprints per step: two compares packed into one 16-bit mask.
+    /* 16 fingerprints per step: two compares packed into one 16-bit mask,
+     * the masks of up to 64 ways gathered, unrolled, before any is looked at
+     * (a loop's test and branch per step cost as much as its compares).
      * Reading past n stays inside the set's block (the state array follows
      * the fingerprints); those ways are masked off. */
     const __m128i want = _mm_set1_epi16((short)cache_fingerprint(line));
-    for (uint32_t w = 0; w < n; w += 16) {
-        __m128i a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(v.fp + w)), want);
-        __m128i b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(v.fp + w + 8)), want);
-        uint32_t z = (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(a, b));
-        if (n - w < 16)
-            z &= (1u << (n - w)) - 1u; /* only valid ways */
+#define CACHE_FP_STEP(w)                                                                        \
+    ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_packs_epi16(                                      \
+         _mm_cmpeq_epi16(_mm_load_si128((const __m128i *)(const void *)(f + (w))), want),        \
+         _mm_cmpeq_epi16(_mm_load_si128((const __m128i *)(const void *)(f + (w) + 8)), want)))   \
+     << (w))
+    for (uint32_t g = 0; g < n; g += 64) {
+        const uint16_t *f = v.fp + g;
+        uint32_t left = n - g; /* valid ways from g on */
+        uint64_t z = 0;
+        switch ((left + 15u) / 16u) {
+        default: z |= CACHE_FP_STEP(48); /* fall through */
+        case 3: z |= CACHE_FP_STEP(32); /* fall through */
+        case 2: z |= CACHE_FP_STEP(16); /* fall through */
+        case 1: z |= CACHE_FP_STEP(0);
+        }
+        if (left < 64)
+            z &= ((uint64_t)1 << left) - 1u; /* only valid ways */
         while (z) {
-            uint32_t k = w + (uint32_t)__builtin_ctz(z);
+            uint32_t k = g + (uint32_t)__builtin_ctzll(z);
             if (v.tag[k] == line)
                 return (int)k;
             z &= z - 1u;
         }
     }
+#undef CACHE_FP_STEP
 #else
     const uint16_t want = cache_fingerprint(line);
     for (uint32_t w = 0; w < n; w++)
