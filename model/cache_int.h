@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -132,12 +134,43 @@ static inline CACHE_ALWAYS_INLINE int cache_view_find(const cache_view *vp, uint
 {
     const cache_view v = *vp;
     uint32_t n = *v.n_valid;
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+    /* As the SSE2 code below, 32 fingerprints per step (code compiled for
+     * AVX2: l1_avx2.c). packs works within each 128-bit half, so its result
+     * holds ways 0-7, 16-23, 8-15, 24-31: permute4x64 puts them in order.
+     * Each step reads 64 aligned bytes that begin at a valid way: inside
+     * the block (a multiple of 64 bytes); ways from n on are masked off. */
+    const __m256i want = _mm256_set1_epi16((short)cache_fingerprint(line));
+#define CACHE_FP_STEP32(w)                                                                      \
+    ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_permute4x64_epi64(                          \
+         _mm256_packs_epi16(                                                                     \
+             _mm256_cmpeq_epi16(_mm256_load_si256((const __m256i *)(const void *)(f + (w))), want), \
+             _mm256_cmpeq_epi16(_mm256_load_si256((const __m256i *)(const void *)(f + (w) + 16)),  \
+                                want)),                                                          \
+         0xd8))                                                                                  \
+     << (w))
+    for (uint32_t g = 0; g < n; g += 64) {
+        const uint16_t *f = v.fp + g;
+        uint32_t left = n - g; /* valid ways from g on */
+        uint64_t z = CACHE_FP_STEP32(0);
+        if (left > 32)
+            z |= CACHE_FP_STEP32(32);
+        if (left < 64)
+            z &= ((uint64_t)1 << left) - 1u; /* only valid ways */
+        while (z) {
+            uint32_t k = g + (uint32_t)__builtin_ctzll(z);
+            if (v.tag[k] == line)
+                return (int)k;
+            z &= z - 1u;
+        }
+    }
+#undef CACHE_FP_STEP32
+#elif defined(__SSE2__)
     /* 16 fingerprints per step: two compares packed into one 16-bit mask,
      * the masks of up to 64 ways gathered, unrolled, before any is looked at
      * (a loop's test and branch per step cost as much as its compares).
-     * Reading past n stays inside the set's block (the state array follows
-     * the fingerprints); those ways are masked off. */
+     * Each step reads 32 aligned bytes that begin at a valid way: inside the
+     * block (a multiple of 64 bytes); ways from n on are masked off. */
     const __m128i want = _mm_set1_epi16((short)cache_fingerprint(line));
 #define CACHE_FP_STEP(w)                                                                        \
     ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_packs_epi16(                                      \

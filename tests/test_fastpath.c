@@ -15,6 +15,7 @@
 #include "cfg.h"
 #include "coal.h"
 #include "gpu.h"
+#include "l1_int.h"
 #include "l2.h"
 #include "replay.h"
 #include "smem.h"
@@ -607,6 +608,66 @@ START_TEST(lru_list_equals_stamp_scan)
 }
 END_TEST
 
+/* ---- the AVX2 build of l1_load equals the baseline's ------------------------ */
+
+START_TEST(l1_load_avx2_equals_baseline)
+{
+    /* Two L1s take the same loads and stores, one by the baseline code and
+     * one by l1_load_avx2 (where the CPU has AVX2; else both are the
+     * baseline and this checks nothing new): the same misses and counts
+     * after every call. Way counts 64 and 7 (the H200's carveouts) and 248
+     * (one set: four 64-way groups of fingerprints); lines from a pool about
+     * twice the capacity, partial stores, evict-first and bypassing loads. */
+    static const struct { uint32_t sets, kib, capacity; } geo[] = {
+        {32, 256, 256 * 1024}, {32, 256, 28 * 1024}, {1, 31, 248 * 128}};
+    uint64_t seed = 99;
+    for (size_t gi = 0; gi < sizeof geo / sizeof geo[0]; gi++) {
+        cfg_gpu cfg;
+        test_cfg_h200(&cfg);
+        cfg.l1_sets = geo[gi].sets;
+        cfg.l1_unified_kib = geo[gi].kib;
+        l1 *a = l1_create(&cfg), *b = l1_create(&cfg);
+        l1_use_avx2(a, false);
+        l1_use_avx2(b, true);
+        l1_reset(a, geo[gi].capacity);
+        l1_reset(b, geo[gi].capacity);
+        uint64_t pool = 2u * geo[gi].capacity / 128u + 1u;
+        static coal_result r;
+        for (int op = 0; op < 20000; op++) {
+            uint64_t x = next_rand(&seed);
+            memset(&r, 0, sizeof r);
+            r.n_lines = 1u + (uint32_t)(x % 32u);
+            for (uint32_t i = 0; i < r.n_lines; i++) {
+                uint64_t y = next_rand(&seed);
+                r.lines[i].line = 1u + i + (y % pool) * 64u; /* distinct lines */
+                r.lines[i].sector_mask = 1u + (uint32_t)(y >> 32) % 15u;
+                for (uint32_t k = 0; k < 4; k++)
+                    r.lines[i].byte_mask[k] = (y >> 40) % 4u ? 0xffffffffu : (uint32_t)(y >> (k * 8u));
+            }
+            if ((x >> 40) % 4u == 0) {
+                uint32_t ha, ma, hb, mb;
+                l1_store(a, &r, CFG_L1_STORES_UPDATE, &ha, &ma);
+                l1_store(b, &r, CFG_L1_STORES_UPDATE, &hb, &mb);
+                ck_assert_uint_eq(ha, hb);
+                ck_assert_uint_eq(ma, mb);
+                continue;
+            }
+            l1_load_mode mode = (x >> 44) % 8u == 0   ? L1_LOAD_EVICT_FIRST
+                                : (x >> 44) % 8u == 1 ? L1_LOAD_BYPASS
+                                                      : L1_LOAD_CACHE;
+            uint32_t miss_a[COAL_MAX_LINES], miss_b[COAL_MAX_LINES], ha, ma, hb, mb;
+            l1_load_baseline(a, &r, mode, miss_a, &ha, &ma);
+            l1_load(b, &r, mode, miss_b, &hb, &mb);
+            ck_assert_msg(ha == hb && ma == mb, "geometry %zu op %d: hits %u/%u misses %u/%u", gi, op,
+                          ha, hb, ma, mb);
+            ck_assert_int_eq(memcmp(miss_a, miss_b, r.n_lines * sizeof miss_a[0]), 0);
+        }
+        l1_destroy(a);
+        l1_destroy(b);
+    }
+}
+END_TEST
+
 /* ---- read-ahead and prefetch hints change no count ---------------------------- */
 
 typedef struct totals {
@@ -752,6 +813,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, xor_set_index_equals_group_fold);
     tcase_add_test(tc, popcount_table_equals_bit_count);
     tcase_add_test(tc, lru_list_equals_stamp_scan);
+    tcase_add_test(tc, l1_load_avx2_equals_baseline);
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, validate_limits_equals_validate);
     tcase_add_test(tc, validate_strided_equals_validate);
