@@ -28,6 +28,20 @@
 #else
 #define CACHE_ALWAYS_INLINE
 #endif
+#if defined(__GNUC__)
+#define CACHE_NOINLINE __attribute__((noinline))
+#else
+#define CACHE_NOINLINE
+#endif
+
+/* The L1 load and the L2 read also exist compiled for AVX2 (l1_avx2.c,
+ * l2_avx2.c: x86-64, gcc, whose #pragma GCC target defines __AVX2__ and
+ * whose __builtin_cpu_supports picks them at run time); see l1_int.h. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CACHE_AVX2_BUILDS 1
+#else
+#define CACHE_AVX2_BUILDS 0
+#endif
 
 #define CACHE_NIL 0xffu       /* no way: the head of an empty LRU list */
 /* state[way], read by every access: wholly valid sectors (bits 0-3), partly

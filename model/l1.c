@@ -46,7 +46,7 @@ uint32_t l1_ways(const l1 *c)
     return cache_ways(c->tags);
 }
 
-L1_NOINLINE void l1_load_baseline(l1 *c, const coal_result *r, l1_load_mode mode,
+CACHE_NOINLINE void l1_load_baseline(l1 *c, const coal_result *r, l1_load_mode mode,
                                   uint32_t *miss_mask, uint32_t *hit_sectors, uint32_t *miss_sectors)
 {
     l1_load_lines(c, r, mode, miss_mask, hit_sectors, miss_sectors);
@@ -57,7 +57,7 @@ L1_NOINLINE void l1_load_baseline(l1 *c, const coal_result *r, l1_load_mode mode
 void l1_load(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask,
              uint32_t *hit_sectors, uint32_t *miss_sectors)
 {
-#if L1_HAVE_AVX2
+#if CACHE_AVX2_BUILDS
     if (c->avx2) {
         l1_load_avx2(c, r, mode, miss_mask, hit_sectors, miss_sectors);
         return;
@@ -68,7 +68,7 @@ void l1_load(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask
 
 void l1_use_avx2(l1 *c, bool on)
 {
-#if L1_HAVE_AVX2
+#if CACHE_AVX2_BUILDS
     c->avx2 = on && __builtin_cpu_supports("avx2");
 #else
     c->avx2 = false;

@@ -1,14 +1,14 @@
 /* l1_avx2.c - l1_load compiled for CPUs with AVX2: the same code as l1.c's
  * (l1_int.h), whose 64-way tag lookups compare 32 fingerprints per step
  * instead of 16. l1_create picks it at run time (__builtin_cpu_supports), so
- * the binary still runs on the x86-64 baseline. Empty where L1_HAVE_AVX2 is 0. */
+ * the binary still runs on the x86-64 baseline. Empty where CACHE_AVX2_BUILDS is 0. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #pragma GCC target("avx2")
 #endif
 
 #include "l1_int.h"
 
-#if L1_HAVE_AVX2
+#if CACHE_AVX2_BUILDS
 #if !defined(__AVX2__)
 #error "#pragma GCC target(\"avx2\") did not define __AVX2__"
 #endif

@@ -14,20 +14,6 @@
 #include "coal.h"
 #include "l1.h"
 
-/* An AVX2 build of the load exists (x86-64, gcc: the pragma and
- * __builtin_cpu_supports); l1_create picks it when the CPU has AVX2. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define L1_HAVE_AVX2 1
-#else
-#define L1_HAVE_AVX2 0
-#endif
-
-#if defined(__GNUC__)
-#define L1_NOINLINE __attribute__((noinline))
-#else
-#define L1_NOINLINE
-#endif
-
 struct l1 {
     cache *tags;
     cfg_set_index index;
@@ -87,7 +73,7 @@ static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r
     *miss_sectors = misses;
 }
 
-#if L1_HAVE_AVX2
+#if CACHE_AVX2_BUILDS
 /* l1_load compiled for AVX2 (l1_avx2.c); only on CPUs that have it. */
 void l1_load_avx2(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask,
                   uint32_t *hit_sectors, uint32_t *miss_sectors);
