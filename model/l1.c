@@ -76,36 +76,22 @@ void l1_use_avx2(l1 *c, bool on)
 #endif
 }
 
+CACHE_NOINLINE void l1_store_baseline(l1 *c, const coal_result *r, cfg_l1_stores policy,
+                                      uint32_t *hit_sectors, uint32_t *miss_sectors)
+{
+    l1_store_lines(c, r, policy, hit_sectors, miss_sectors);
+}
+
 void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_sectors,
               uint32_t *miss_sectors)
 {
-    uint32_t hits = 0, misses = 0;
-    for (uint32_t i = 0; i < r->n_lines; i++) {
-        const coal_line *ln = &r->lines[i];
-        cache_view v = cache_view_get(c->tags, set_of(c, ln->line));
-        int way = cache_view_find(&v, ln->line);
-        uint32_t present = way >= 0 ? cache_view_present(&v, way) : 0;
-        hits += cache_popcount(ln->sector_mask & present);
-        misses += cache_popcount(ln->sector_mask & ~present);
-        if (policy == CFG_L1_STORES_INVALIDATE) {
-            if (way >= 0)
-                cache_view_drop(&v, way);
-            continue;
-        }
-        if (way >= 0) {
-            cache_view_touch(&v, way);
-        } else {
-            way = cache_view_alloc(c->tags, &v, ln->line, false, NULL);
-            if (way < 0)
-                continue; /* no L1 capacity this kernel */
-        }
-        for (uint32_t m = ln->sector_mask; m; m &= m - 1u) {
-            uint32_t s = (uint32_t)__builtin_ctz(m);
-            cache_view_add_bytes(c->tags, &v, way, s, ln->byte_mask[s]);
-        }
+#if CACHE_AVX2_BUILDS
+    if (c->avx2) {
+        l1_store_avx2(c, r, policy, hit_sectors, miss_sectors);
+        return;
     }
-    *hit_sectors = hits;
-    *miss_sectors = misses;
+#endif
+    l1_store_baseline(c, r, policy, hit_sectors, miss_sectors);
 }
 
 void l1_prefetch(const l1 *c, uint64_t line)

@@ -23,7 +23,7 @@ struct l1 {
     uint32_t line_bytes;
     uint32_t sector_bytes;
     uint32_t sectors_per_line;
-    bool avx2;            /* l1_load runs l1_load_avx2 */
+    bool avx2;            /* l1_load and l1_store run their AVX2 builds */
 };
 
 /* cache_index, inlined: the set of a line */
@@ -73,15 +73,54 @@ static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r
     *miss_sectors = misses;
 }
 
+/* l1_store's work, as l1_load_lines. */
+static inline CACHE_ALWAYS_INLINE void l1_store_lines(l1 *c, const coal_result *r,
+                                                      cfg_l1_stores policy, uint32_t *hit_sectors,
+                                                      uint32_t *miss_sectors)
+{
+    uint32_t hits = 0, misses = 0;
+    for (uint32_t i = 0; i < r->n_lines; i++) {
+        const coal_line *ln = &r->lines[i];
+        cache_view v = cache_view_get(c->tags, set_of(c, ln->line));
+        int way = cache_view_find(&v, ln->line);
+        uint32_t present = way >= 0 ? cache_view_present(&v, way) : 0;
+        hits += cache_popcount(ln->sector_mask & present);
+        misses += cache_popcount(ln->sector_mask & ~present);
+        if (policy == CFG_L1_STORES_INVALIDATE) {
+            if (way >= 0)
+                cache_view_drop(&v, way);
+            continue;
+        }
+        if (way >= 0) {
+            cache_view_touch(&v, way);
+        } else {
+            way = cache_view_alloc(c->tags, &v, ln->line, false, NULL);
+            if (way < 0)
+                continue; /* no L1 capacity this kernel */
+        }
+        for (uint32_t m = ln->sector_mask; m; m &= m - 1u) {
+            uint32_t s = (uint32_t)__builtin_ctz(m);
+            cache_view_add_bytes(c->tags, &v, way, s, ln->byte_mask[s]);
+        }
+    }
+    *hit_sectors = hits;
+    *miss_sectors = misses;
+}
+
 #if CACHE_AVX2_BUILDS
-/* l1_load compiled for AVX2 (l1_avx2.c); only on CPUs that have it. */
+/* l1_load and l1_store compiled for AVX2 (l1_avx2.c); only on CPUs that
+ * have it. */
 void l1_load_avx2(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask,
                   uint32_t *hit_sectors, uint32_t *miss_sectors);
+void l1_store_avx2(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_sectors,
+                   uint32_t *miss_sectors);
 #endif
-/* l1_load compiled for the baseline, whatever the CPU (for tests). */
+/* l1_load and l1_store compiled for the baseline, whatever the CPU (for tests). */
 void l1_load_baseline(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask,
                       uint32_t *hit_sectors, uint32_t *miss_sectors);
-/* For tests: run l1_load_avx2 (when the CPU has AVX2) or the baseline. */
+void l1_store_baseline(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_sectors,
+                       uint32_t *miss_sectors);
+/* For tests: run the AVX2 builds (when the CPU has AVX2) or the baseline. */
 void l1_use_avx2(l1 *c, bool on);
 
 #endif

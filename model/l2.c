@@ -65,21 +65,6 @@ uint32_t l2_home_partition(const l2 *c, uint64_t line)
     return place_of(c, line).home;
 }
 
-/* Drop the copies of line held outside its home partition. */
-static void drop_copies(l2 *c, l2_place pl, uint64_t line)
-{
-    for (uint32_t p = 0; p < c->partitions; p++) {
-        if (p == pl.home)
-            continue;
-        cache_view v = cache_view_get(c->part[p], pl.set);
-        int way = cache_view_find(&v, line);
-        if (way >= 0) {
-            assert(cache_view_dirty(&v, way) == 0); /* copies are clean */
-            cache_view_drop(&v, way);
-        }
-    }
-}
-
 CACHE_NOINLINE void l2_read_baseline(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
                                      stats *s)
 {
@@ -108,35 +93,22 @@ void l2_use_avx2(l2 *c, bool on)
 #endif
 }
 
+CACHE_NOINLINE void l2_write_baseline(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
+                                      const uint32_t *byte_mask, stats *s)
+{
+    l2_write_lines(c, part, line, sector_mask, byte_mask, s);
+}
+
 void l2_write(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
               const uint32_t *byte_mask, stats *s)
 {
-    assert(part < c->partitions);
-    l2_place pl = place_get(c, line);
-    cache *t = c->part[pl.home];
-    uint32_t n = popcount(sector_mask);
-    s->v[STAT_L2_REQ_WRITE]++;
-    s->v[STAT_L2_SECT_WRITE] += n;
-    if (pl.home != part)
-        s->v[STAT_L2_SECT_FABRIC] += n;
-    drop_copies(c, pl, line);
-
-    cache_view v = cache_view_get(t, pl.set);
-    int way = find_or_alloc(c, t, &v, line, s);
-    /* write-validate: a write never fetches, and ncu counts every write
-     * sector as a lookup hit (measured on all 32 kernels of the H200 suite:
-     * lts__t_sectors_srcunit_tex_op_write_lookup_miss = 0) */
-    s->v[STAT_L2_SECT_WRITE_HIT] += n;
-    if (way < 0)
+#if CACHE_AVX2_BUILDS
+    if (c->avx2) {
+        l2_write_avx2(c, part, line, sector_mask, byte_mask, s);
         return;
-    for (uint32_t m = sector_mask & ((1u << c->sectors_per_line) - 1u); m; m &= m - 1u) {
-        uint32_t i = (uint32_t)__builtin_ctz(m);
-        if ((cache_view_valid_bytes(t, &v, way, i) | byte_mask[i]) == c->full)
-            cache_view_fill(&v, way, 1u << i);
-        else
-            cache_view_add_bytes(t, &v, way, i, byte_mask[i]);
     }
-    cache_view_mark_dirty(&v, way, sector_mask);
+#endif
+    l2_write_baseline(c, part, line, sector_mask, byte_mask, s);
 }
 
 void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool is_red, stats *s)
