@@ -26,6 +26,10 @@
 
 #define CACHE_MAX_SECTORS 4u        /* sectors per line */
 #define CACHE_NO_LINE UINT64_MAX    /* tag of an empty way */
+/* Way numbers and LRU links are one byte (cache.c: an L1 set of 64 ways is
+ * 15 cache lines, not 17), so a cache has at most 255 ways; the config
+ * checks refuse more (cfg.c check_l1; l2.ways is at most 64). */
+#define CACHE_MAX_WAYS 255u
 
 /* What an allocation pushed out. */
 typedef struct cache_evicted {
@@ -38,8 +42,8 @@ typedef struct cache_evicted {
 typedef struct cache cache;
 
 /* sets >= 1 (a power of two for cache_index; otherwise the caller picks
- * the set, as the L2 does for its slices); max_ways >= 1; sectors_per_line <= CACHE_MAX_SECTORS;
- * sector_bytes <= 32. Starts empty with max_ways ways in use. */
+ * the set, as the L2 does for its slices); 1 <= max_ways <= CACHE_MAX_WAYS;
+ * sectors_per_line <= CACHE_MAX_SECTORS; sector_bytes <= 32. Starts empty with max_ways ways in use. */
 cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
                     uint32_t sector_bytes, cfg_set_index index);
 void cache_destroy(cache *c);

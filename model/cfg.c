@@ -778,6 +778,16 @@ static int check_l1_and_shared(const cfg_gpu *c, const cfg_origin *o, err_info *
                         "model's memory bound), got %" PRIu64,
                         c->sm_count, c->l1_unified_kib, c->l1_line_bytes, CFG_MAX_L1_LINES_TOTAL,
                         l1_lines);
+    /* the tag arrays' way numbers and LRU links are one byte (cache_int.h) */
+    uint64_t l1_ways = (uint64_t)c->l1_unified_kib * 1024u / way_bytes;
+    if (l1_ways > CACHE_MAX_WAYS)
+        return key_fail(err, o, KEY_l1_sets,
+                        "expected at most %u ways per set, l1.unified_kib KiB / (sets * "
+                        "l1.line_bytes) = %" PRIu32 " KiB / (%" PRIu32 " * %" PRIu32
+                        ") (the model's way numbers are one byte): more sets, got %" PRIu64
+                        " ways",
+                        CACHE_MAX_WAYS, c->l1_unified_kib, c->l1_sets, c->l1_line_bytes,
+                        l1_ways);
     uint32_t largest = c->carveout_kib[c->n_carveouts - 1];
     if (c->smem_reserved_per_cta_bytes > (uint64_t)largest * 1024)
         return key_fail(err, o, KEY_shared_reserved_per_cta_bytes,

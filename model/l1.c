@@ -4,25 +4,8 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "cache_int.h"
 #include "err.h"
-
-struct l1 {
-    cache *tags;
-    cfg_set_index index;
-    uint32_t set_bits;    /* log2(sets) */
-    uint32_t xor_steps;   /* cache_xor_steps(set_bits) */
-    uint32_t sets;
-    uint32_t line_bytes;
-    uint32_t sector_bytes;
-    uint32_t sectors_per_line;
-};
-
-/* cache_index, inlined: the set of a line */
-static inline uint32_t set_of(const l1 *c, uint64_t line)
-{
-    return cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
-}
+#include "l1_int.h"
 
 l1 *l1_create(const cfg_gpu *c)
 {
@@ -40,6 +23,7 @@ l1 *l1_create(const cfg_gpu *c)
     uint64_t max_ways = max_bytes / ((uint64_t)c->l1_sets * c->l1_line_bytes);
     l->tags = cache_create(c->l1_sets, max_ways ? (uint32_t)max_ways : 1u, l->sectors_per_line,
                            c->l1_sector_bytes, c->l1_set_index);
+    l1_use_avx2(l, true);
     return l;
 }
 
@@ -62,74 +46,52 @@ uint32_t l1_ways(const l1 *c)
     return cache_ways(c->tags);
 }
 
+CACHE_NOINLINE void l1_load_baseline(l1 *c, const coal_result *r, l1_load_mode mode,
+                                  uint32_t *miss_mask, uint32_t *hit_sectors, uint32_t *miss_sectors)
+{
+    l1_load_lines(c, r, mode, miss_mask, hit_sectors, miss_sectors);
+}
+
+/* One of the two, as a tail call: the body is not inlined here, whose
+ * register saves would come before the test. */
 void l1_load(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask,
              uint32_t *hit_sectors, uint32_t *miss_sectors)
 {
-    uint32_t hits = 0, misses = 0;
-    for (uint32_t i = 0; i < r->n_lines; i++) {
-        const coal_line *ln = &r->lines[i];
-        if (mode == L1_LOAD_BYPASS) {
-            miss_mask[i] = ln->sector_mask;
-            misses += cache_popcount(ln->sector_mask);
-            continue;
-        }
-        cache_view v = cache_view_get(c->tags, set_of(c, ln->line));
-        int way = cache_view_find(&v, ln->line);
-        uint32_t miss = ln->sector_mask;
-        if (way >= 0) {
-            /* wholly valid sectors hit; partly valid ones hit when they hold the bytes asked for */
-            uint32_t full = cache_view_full(&v, way);
-            uint32_t part = cache_view_present(&v, way) & ~full & miss;
-            miss &= ~full;
-            for (uint32_t s = 0; part; s++, part >>= 1)
-                if ((part & 1u) && (cache_view_valid_bytes(c->tags, &v, way, s) & ln->byte_mask[s]) ==
-                                       ln->byte_mask[s])
-                    miss &= ~(1u << s);
-            cache_view_touch(&v, way);
-        } else if (miss) {
-            /* L1 is write-through: nothing to write back, the victim does not matter */
-            way = cache_view_alloc(c->tags, &v, ln->line, mode == L1_LOAD_EVICT_FIRST, NULL);
-        }
-        hits += cache_popcount(ln->sector_mask & ~miss);
-        misses += cache_popcount(miss);
-        miss_mask[i] = miss;
-        if (way >= 0 && miss)
-            cache_view_fill(&v, way, miss);
+#if CACHE_AVX2_BUILDS
+    if (c->avx2) {
+        l1_load_avx2(c, r, mode, miss_mask, hit_sectors, miss_sectors);
+        return;
     }
-    *hit_sectors = hits;
-    *miss_sectors = misses;
+#endif
+    l1_load_baseline(c, r, mode, miss_mask, hit_sectors, miss_sectors);
+}
+
+void l1_use_avx2(l1 *c, bool on)
+{
+#if CACHE_AVX2_BUILDS
+    c->avx2 = on && __builtin_cpu_supports("avx2");
+#else
+    c->avx2 = false;
+    (void)on;
+#endif
+}
+
+CACHE_NOINLINE void l1_store_baseline(l1 *c, const coal_result *r, cfg_l1_stores policy,
+                                      uint32_t *hit_sectors, uint32_t *miss_sectors)
+{
+    l1_store_lines(c, r, policy, hit_sectors, miss_sectors);
 }
 
 void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_sectors,
               uint32_t *miss_sectors)
 {
-    uint32_t hits = 0, misses = 0;
-    for (uint32_t i = 0; i < r->n_lines; i++) {
-        const coal_line *ln = &r->lines[i];
-        cache_view v = cache_view_get(c->tags, set_of(c, ln->line));
-        int way = cache_view_find(&v, ln->line);
-        uint32_t present = way >= 0 ? cache_view_present(&v, way) : 0;
-        hits += cache_popcount(ln->sector_mask & present);
-        misses += cache_popcount(ln->sector_mask & ~present);
-        if (policy == CFG_L1_STORES_INVALIDATE) {
-            if (way >= 0)
-                cache_view_drop(&v, way);
-            continue;
-        }
-        if (way >= 0) {
-            cache_view_touch(&v, way);
-        } else {
-            way = cache_view_alloc(c->tags, &v, ln->line, false, NULL);
-            if (way < 0)
-                continue; /* no L1 capacity this kernel */
-        }
-        for (uint32_t m = ln->sector_mask; m; m &= m - 1u) {
-            uint32_t s = (uint32_t)__builtin_ctz(m);
-            cache_view_add_bytes(c->tags, &v, way, s, ln->byte_mask[s]);
-        }
+#if CACHE_AVX2_BUILDS
+    if (c->avx2) {
+        l1_store_avx2(c, r, policy, hit_sectors, miss_sectors);
+        return;
     }
-    *hit_sectors = hits;
-    *miss_sectors = misses;
+#endif
+    l1_store_baseline(c, r, policy, hit_sectors, miss_sectors);
 }
 
 void l1_prefetch(const l1 *c, uint64_t line)

@@ -297,6 +297,7 @@ START_TEST(evict_first_load_is_the_next_victim)
     cfg_gpu cfg;
     test_cfg_h200(&cfg);
     cfg.l1_sets = 1;
+    cfg.l1_unified_kib = 1; /* 8 ways at most: one set of 256 KiB would be 2,048 */
     cfg.l1_set_index = CFG_INDEX_LINEAR;
     l1 *c = l1_create(&cfg);
     l1_reset(c, 4 * 128); /* one set of 4 ways */

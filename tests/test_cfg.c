@@ -430,6 +430,10 @@ static const struct {
     {"sets = 32", "sets = 64",
      ":13: [l1] sets: expected the L1 capacity of every carveout to be a whole number of ways of "
      "sets * l1.line_bytes = 8192 bytes, got 64 sets: the 100 KiB carveout leaves 156 KiB"},
+    {"sets = 32", "sets = 8", /* 256 KiB / (8 * 128 B) = 256 ways: one too many */
+     ":13: [l1] sets: expected at most 255 ways per set, l1.unified_kib KiB / (sets * "
+     "l1.line_bytes) = 256 KiB / (8 * 128) (the model's way numbers are one byte): more sets, "
+     "got 256 ways"},
     {"carveouts_kib = 0,8,16,32,64,100,132,164,196,228", "carveouts_kib = 0,8,32,16",
      ":24: [shared] carveouts_kib: expected ascending values, got 16 after 32"},
     {"carveouts_kib = 0,8,16,32,64,100,132,164,196,228", "carveouts_kib = 0,8,256",

@@ -15,7 +15,9 @@
 #include "cfg.h"
 #include "coal.h"
 #include "gpu.h"
+#include "l1_int.h"
 #include "l2.h"
+#include "l2_int.h"
 #include "replay.h"
 #include "smem.h"
 #include "suites.h"
@@ -502,9 +504,9 @@ END_TEST
  * into the hole. */
 typedef struct ref_set {
     uint32_t n;
-    uint64_t line[64];
-    uint64_t stamp[64];
-    uint32_t full[64], dirty[64];
+    uint64_t line[CACHE_MAX_WAYS];
+    uint64_t stamp[CACHE_MAX_WAYS];
+    uint32_t full[CACHE_MAX_WAYS], dirty[CACHE_MAX_WAYS];
 } ref_set;
 
 static int ref_find(const ref_set *r, uint64_t line)
@@ -518,14 +520,26 @@ static int ref_find(const ref_set *r, uint64_t line)
 START_TEST(lru_list_equals_stamp_scan)
 {
     uint64_t seed = 4242;
-    static const uint32_t way_counts[] = {1, 2, 3, 4, 7, 8, 9, 20, 33, 64};
+    static const uint32_t way_counts[] = {1, 2, 3, 4, 7, 8, 9, 20, 33, 64, 128, 255};
     for (size_t wi = 0; wi < sizeof way_counts / sizeof way_counts[0]; wi++) {
         uint32_t ways = way_counts[wi];
         cache *c = cache_create(4, ways, 4, 32, CFG_INDEX_LINEAR);
         static ref_set ref[4];
         memset(ref, 0, sizeof ref);
         uint64_t clock = 0;
+        /* In phases of 10,000 operations, dirty marks come 1 in 2, then 1 in
+         * 32 (sets full of dirty ways, and sets of nearly none); the rare
+         * phases begin with a reset, which leaves the dirty phase's state
+         * and aux bytes behind in the set blocks. */
+        uint32_t dirty_every = 1;
         for (int op = 0; op < 60000; op++) {
+            if (op % 10000 == 0) {
+                dirty_every = (op / 10000) % 2u ? 16u : 1u;
+                if (dirty_every > 1u) {
+                    cache_reset(c, ways);
+                    memset(ref, 0, sizeof ref);
+                }
+            }
             uint32_t set = (uint32_t)(next_rand(&seed) % 4u);
             ref_set *r = &ref[set];
             uint64_t x = next_rand(&seed);
@@ -573,7 +587,7 @@ START_TEST(lru_list_equals_stamp_scan)
                 cache_fill(c, set, way, m);
                 r->full[way] |= m;
             }
-            if (what & 2u) {
+            if ((what & 2u) && (x >> 48) % dirty_every == 0) {
                 cache_mark_dirty(c, set, way, m);
                 r->dirty[way] |= m;
             }
@@ -591,6 +605,122 @@ START_TEST(lru_list_equals_stamp_scan)
         cache_reset(c, ways);
         ck_assert_uint_eq(cache_count_lines(c), 0);
         cache_destroy(c);
+    }
+}
+END_TEST
+
+/* ---- the AVX2 builds of l1_load and l1_store equal the baseline's ------------ */
+
+START_TEST(l1_avx2_equals_baseline)
+{
+    /* Two L1s take the same loads and stores, one by the baseline code and
+     * one by the AVX2 builds (where the CPU has AVX2; else both are the
+     * baseline and this checks nothing new): the same misses and counts
+     * after every call. Way counts 64 and 7 (the H200's carveouts) and 248
+     * (one set: four 64-way groups of fingerprints); lines from a pool about
+     * twice the capacity, partial stores, evict-first and bypassing loads. */
+    static const struct { uint32_t sets, kib, capacity; } geo[] = {
+        {32, 256, 256 * 1024}, {32, 256, 28 * 1024}, {1, 31, 248 * 128}};
+    uint64_t seed = 99;
+    for (size_t gi = 0; gi < sizeof geo / sizeof geo[0]; gi++) {
+        cfg_gpu cfg;
+        test_cfg_h200(&cfg);
+        cfg.l1_sets = geo[gi].sets;
+        cfg.l1_unified_kib = geo[gi].kib;
+        l1 *a = l1_create(&cfg), *b = l1_create(&cfg);
+        l1_use_avx2(a, false);
+        l1_use_avx2(b, true);
+        l1_reset(a, geo[gi].capacity);
+        l1_reset(b, geo[gi].capacity);
+        uint64_t pool = 2u * geo[gi].capacity / 128u + 1u;
+        static coal_result r;
+        for (int op = 0; op < 20000; op++) {
+            uint64_t x = next_rand(&seed);
+            memset(&r, 0, sizeof r);
+            r.n_lines = 1u + (uint32_t)(x % 32u);
+            for (uint32_t i = 0; i < r.n_lines; i++) {
+                uint64_t y = next_rand(&seed);
+                r.lines[i].line = 1u + i + (y % pool) * 64u; /* distinct lines */
+                r.lines[i].sector_mask = 1u + (uint32_t)(y >> 32) % 15u;
+                for (uint32_t k = 0; k < 4; k++)
+                    r.lines[i].byte_mask[k] = (y >> 40) % 4u ? 0xffffffffu : (uint32_t)(y >> (k * 8u));
+            }
+            if ((x >> 40) % 4u == 0) {
+                uint32_t ha, ma, hb, mb;
+                l1_store_baseline(a, &r, CFG_L1_STORES_UPDATE, &ha, &ma);
+                l1_store(b, &r, CFG_L1_STORES_UPDATE, &hb, &mb);
+                ck_assert_uint_eq(ha, hb);
+                ck_assert_uint_eq(ma, mb);
+                continue;
+            }
+            l1_load_mode mode = (x >> 44) % 8u == 0   ? L1_LOAD_EVICT_FIRST
+                                : (x >> 44) % 8u == 1 ? L1_LOAD_BYPASS
+                                                      : L1_LOAD_CACHE;
+            uint32_t miss_a[COAL_MAX_LINES], miss_b[COAL_MAX_LINES], ha, ma, hb, mb;
+            l1_load_baseline(a, &r, mode, miss_a, &ha, &ma);
+            l1_load(b, &r, mode, miss_b, &hb, &mb);
+            ck_assert_msg(ha == hb && ma == mb, "geometry %zu op %d: hits %u/%u misses %u/%u", gi, op,
+                          ha, hb, ma, mb);
+            ck_assert_int_eq(memcmp(miss_a, miss_b, r.n_lines * sizeof miss_a[0]), 0);
+        }
+        l1_destroy(a);
+        l1_destroy(b);
+    }
+}
+END_TEST
+
+/* ---- the AVX2 builds of l2_read and l2_write equal the baseline's ------------ */
+
+START_TEST(l2_avx2_equals_baseline)
+{
+    /* As l1_avx2_equals_baseline: two L2s take the same reads, writes
+     * and atomics, reads and writes by the baseline code and by the AVX2
+     * builds; every counter the same after every request. 20 ways (the
+     * H200), 33 and 64 (two 32-way steps); 4 sets per slice, so sets fill,
+     * evict and write back. */
+    static const uint32_t ways[] = {20, 33, 64};
+    uint64_t seed = 7;
+    for (size_t wi = 0; wi < sizeof ways / sizeof ways[0]; wi++) {
+        cfg_gpu cfg;
+        err_info err = {{0}};
+        ck_assert_msg(cfg_load("configs/h200.ini", &cfg, &err) == 0, "%s", err.msg);
+        cfg.l2_sets_per_slice = 4;
+        cfg.l2_ways = ways[wi];
+        l2 *a = l2_create(&cfg), *b = l2_create(&cfg);
+        l2_use_avx2(a, false);
+        l2_use_avx2(b, true);
+        stats sa, sb;
+        stats_clear(&sa);
+        stats_clear(&sb);
+        /* 2 x 192 sets x ways lines; the pool is about twice that */
+        uint64_t pool = 2u * 2u * 192u * ways[wi];
+        for (int op = 0; op < 100000; op++) {
+            uint64_t x = next_rand(&seed);
+            uint64_t line = 1u + (x >> 24) % pool;
+            uint32_t part = (uint32_t)(x % 2u), mask = (uint32_t)((x >> 1) % 15u) + 1u;
+            uint32_t bytes[4] = {0xffffffffu, 0x0000ffffu, 0xffffffffu, 0xff00u};
+            switch ((x >> 8) % 8u) {
+            case 0:
+                l2_write_baseline(a, part, line, mask, bytes, &sa);
+                l2_write(b, part, line, mask, bytes, &sb);
+                break;
+            case 1:
+                l2_atomic(a, part, line, mask, (x >> 12) & 1u, &sa);
+                l2_atomic(b, part, line, mask, (x >> 12) & 1u, &sb);
+                break;
+            default:
+                l2_read_baseline(a, part, line, mask, &sa);
+                l2_read(b, part, line, mask, &sb);
+                break;
+            }
+            ck_assert_msg(memcmp(sa.v, sb.v, sizeof sa.v) == 0, "ways %u op %d: counters differ",
+                          ways[wi], op);
+        }
+        ck_assert_uint_gt(sa.v[STAT_DRAM_SECT_WRITE], 1000);
+        for (uint32_t p = 0; p < 2; p++)
+            ck_assert_uint_eq(l2_count_lines(a, p), l2_count_lines(b, p));
+        l2_destroy(a);
+        l2_destroy(b);
     }
 }
 END_TEST
@@ -740,6 +870,8 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, xor_set_index_equals_group_fold);
     tcase_add_test(tc, popcount_table_equals_bit_count);
     tcase_add_test(tc, lru_list_equals_stamp_scan);
+    tcase_add_test(tc, l1_avx2_equals_baseline);
+    tcase_add_test(tc, l2_avx2_equals_baseline);
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, validate_limits_equals_validate);
     tcase_add_test(tc, validate_strided_equals_validate);

@@ -542,11 +542,13 @@ START_TEST(config_caches_beyond_the_memory_bound_are_refused)
                      "%s:29: [l1] unified_kib: expected gpu.sm_count * l1.unified_kib KiB / "
                      "l1.line_bytes = 1024 * 1024 KiB / 32 to be at most 8388608 tag lines (the "
                      "model's memory bound), got 33554432", p);
-    /* 512 MiB of L2 in 32-byte lines: 2^24 lines */
-    const char *from2[] = {"line_bytes", "size_bytes", "slices", "sets_per_slice", "ways"};
-    const char *to2[] = {"line_bytes = 32", "size_bytes = 536870912", "slices = 1024",
-                         "sets_per_slice = 1024", "ways = 16"};
-    ck_assert_msg_is(cfg_error(from2, to2, 5),
+    /* 512 MiB of L2 in 32-byte lines: 2^24 lines (and 64 L1 sets, so that
+     * the L1's 32-byte lines make 128 ways, not 256: at most 255) */
+    const char *from2[] = {"line_bytes", "sets ", "size_bytes", "slices", "sets_per_slice",
+                           "ways"};
+    const char *to2[] = {"line_bytes = 32", "sets = 64", "size_bytes = 536870912",
+                         "slices = 1024", "sets_per_slice = 1024", "ways = 16"};
+    ck_assert_msg_is(cfg_error(from2, to2, 6),
                      "%s:51: [l2] size_bytes: expected at most 8388608 lines of l2.line_bytes (32) "
                      "= 268435456 bytes (the model's memory bound), got 536870912", p);
 }

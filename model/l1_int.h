@@ -1,0 +1,126 @@
+/* l1_int.h - private to the L1 (l1.c, l1_avx2.c): its state and the load,
+ * inline, so that l1_avx2.c can compile the load a second time for CPUs with
+ * AVX2 (the tag lookup then compares 32 fingerprints per step, cache_int.h).
+ *
+ * Why not target_clones on l1_load: the clones share one preprocessed body,
+ * so nothing tells the lookup which instructions its clone may use, and gcc
+ * refuses to inline an AVX2 function into the default clone. A translation
+ * unit of its own, compiled after `#pragma GCC target("avx2")`, defines
+ * __AVX2__ for everything it includes. */
+#ifndef GMS_L1_INT_H
+#define GMS_L1_INT_H
+
+#include "cache_int.h"
+#include "coal.h"
+#include "l1.h"
+
+struct l1 {
+    cache *tags;
+    cfg_set_index index;
+    uint32_t set_bits;    /* log2(sets) */
+    uint32_t xor_steps;   /* cache_xor_steps(set_bits) */
+    uint32_t sets;
+    uint32_t line_bytes;
+    uint32_t sector_bytes;
+    uint32_t sectors_per_line;
+    bool avx2;            /* l1_load and l1_store run their AVX2 builds */
+};
+
+/* cache_index, inlined: the set of a line */
+static inline uint32_t set_of(const l1 *c, uint64_t line)
+{
+    return cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
+}
+
+/* l1_load's work, compiled where it is included (l1.c: the baseline,
+ * l1_avx2.c: AVX2). */
+static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r, l1_load_mode mode,
+                                                     uint32_t *miss_mask, uint32_t *hit_sectors,
+                                                     uint32_t *miss_sectors)
+{
+    uint32_t hits = 0, misses = 0;
+    for (uint32_t i = 0; i < r->n_lines; i++) {
+        const coal_line *ln = &r->lines[i];
+        if (mode == L1_LOAD_BYPASS) {
+            miss_mask[i] = ln->sector_mask;
+            misses += cache_popcount(ln->sector_mask);
+            continue;
+        }
+        cache_view v = cache_view_get(c->tags, set_of(c, ln->line));
+        int way = cache_view_find(&v, ln->line);
+        uint32_t miss = ln->sector_mask;
+        if (way >= 0) {
+            /* wholly valid sectors hit; partly valid ones hit when they hold the bytes asked for */
+            uint32_t full = cache_view_full(&v, way);
+            uint32_t part = cache_view_present(&v, way) & ~full & miss;
+            miss &= ~full;
+            for (uint32_t s = 0; part; s++, part >>= 1)
+                if ((part & 1u) && (cache_view_valid_bytes(c->tags, &v, way, s) & ln->byte_mask[s]) ==
+                                       ln->byte_mask[s])
+                    miss &= ~(1u << s);
+            cache_view_touch(&v, way);
+        } else if (miss) {
+            /* L1 is write-through: nothing to write back, the victim does not matter */
+            way = cache_view_alloc(c->tags, &v, ln->line, mode == L1_LOAD_EVICT_FIRST, NULL);
+        }
+        hits += cache_popcount(ln->sector_mask & ~miss);
+        misses += cache_popcount(miss);
+        miss_mask[i] = miss;
+        if (way >= 0 && miss)
+            cache_view_fill(&v, way, miss);
+    }
+    *hit_sectors = hits;
+    *miss_sectors = misses;
+}
+
+/* l1_store's work, as l1_load_lines. */
+static inline CACHE_ALWAYS_INLINE void l1_store_lines(l1 *c, const coal_result *r,
+                                                      cfg_l1_stores policy, uint32_t *hit_sectors,
+                                                      uint32_t *miss_sectors)
+{
+    uint32_t hits = 0, misses = 0;
+    for (uint32_t i = 0; i < r->n_lines; i++) {
+        const coal_line *ln = &r->lines[i];
+        cache_view v = cache_view_get(c->tags, set_of(c, ln->line));
+        int way = cache_view_find(&v, ln->line);
+        uint32_t present = way >= 0 ? cache_view_present(&v, way) : 0;
+        hits += cache_popcount(ln->sector_mask & present);
+        misses += cache_popcount(ln->sector_mask & ~present);
+        if (policy == CFG_L1_STORES_INVALIDATE) {
+            if (way >= 0)
+                cache_view_drop(&v, way);
+            continue;
+        }
+        if (way >= 0) {
+            cache_view_touch(&v, way);
+        } else {
+            way = cache_view_alloc(c->tags, &v, ln->line, false, NULL);
+            if (way < 0)
+                continue; /* no L1 capacity this kernel */
+        }
+        for (uint32_t m = ln->sector_mask; m; m &= m - 1u) {
+            uint32_t s = (uint32_t)__builtin_ctz(m);
+            cache_view_add_bytes(c->tags, &v, way, s, ln->byte_mask[s]);
+        }
+    }
+    *hit_sectors = hits;
+    *miss_sectors = misses;
+}
+
+#if CACHE_AVX2_BUILDS
+/* l1_load and l1_store compiled for AVX2 (l1_avx2.c); only on CPUs that
+ * have it. */
+void l1_load_avx2(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask,
+                  uint32_t *hit_sectors, uint32_t *miss_sectors);
+void l1_store_avx2(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_sectors,
+                   uint32_t *miss_sectors);
+#endif
+/* l1_load and l1_store compiled for the baseline, whatever the CPU (for tests). */
+void l1_load_baseline(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask,
+                      uint32_t *hit_sectors, uint32_t *miss_sectors);
+void l1_store_baseline(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_sectors,
+                       uint32_t *miss_sectors);
+/* For tests: run the AVX2 builds (when the CPU has AVX2) or the baseline. */
+void l1_use_avx2(l1 *c, bool on);
+
+#endif

@@ -1,0 +1,255 @@
+/* l2_int.h - private to the L2 (l2.c, l2_avx2.c): its state, the placement
+ * of lines, and the read and the write, inline, so that l2_avx2.c can compile
+ * them a second time for CPUs with AVX2 (l1_int.h says why this way). */
+#ifndef GMS_L2_INT_H
+#define GMS_L2_INT_H
+
+#include <assert.h>
+
+#include "cache_int.h"
+#include "l2.h"
+#include "stats.h"
+
+#define L2_MAX_PARTITIONS 8u
+#define L2_MEMO_SLOTS 256u /* > the lines a replay announces ahead (64, and a gather) */
+
+/* Where a line lives: its home partition, and its set in each partition's tag array. */
+typedef struct l2_place {
+    uint32_t home; /* partition */
+    uint32_t set;  /* set in each partition's tag array: slice * sets_per_slice + set in slice */
+} l2_place;
+
+/* A line's place as the hint computed it, kept for its request (the place
+ * is a pure function of the line: computing it costs more than this lookup) */
+typedef struct l2_memo {
+    uint64_t line; /* UINT64_MAX: empty (no line number is that high) */
+    l2_place place;
+} l2_memo;
+
+struct l2 {
+    uint32_t partitions;
+    uint32_t slices_per_partition;
+    uint32_t sets_per_slice;
+    uint32_t set_bits;          /* log2(sets_per_slice) */
+    uint32_t xor_steps;         /* cache_xor_steps(set_bits) */
+    uint32_t sectors_per_line;
+    uint32_t full;              /* byte mask of a whole sector */
+    bool ecc;
+    cfg_set_index index;
+    cache *part[L2_MAX_PARTITIONS]; /* one tag array per partition: slices x sets */
+    l2_memo memo[L2_MEMO_SLOTS];    /* direct-mapped by the line's low bits */
+    bool avx2;                  /* l2_read and l2_write run their AVX2 builds */
+};
+
+/* splitmix64's finaliser: every bit of the granule number moves every bit
+ * of the result, so neighbouring granules spread over slices and partitions. */
+#define L2_GRANULE_LINES_SHIFT 4u /* 16 lines = 2 KiB per slice granule */
+static inline uint64_t mix64(uint64_t z)
+{
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9ull;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z;
+}
+
+static inline l2_place place_of(const l2 *c, uint64_t line)
+{
+    uint64_t h = mix64(line >> L2_GRANULE_LINES_SHIFT);
+    l2_place p;
+    /* Lemire's multiply-shift range reduction of two independent 32-bit halves */
+    p.home = (uint32_t)(((h & 0xffffffffu) * c->partitions) >> 32);
+    uint32_t slice = (uint32_t)(((h >> 32) * c->slices_per_partition) >> 32);
+    p.set = slice * c->sets_per_slice + cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
+    return p;
+}
+
+/* place_of, from the memo when a hint just computed it. */
+static inline l2_place place_get(const l2 *c, uint64_t line)
+{
+    const l2_memo *e = &c->memo[line & (L2_MEMO_SLOTS - 1u)];
+    if (e->line == line)
+        return e->place;
+    return place_of(c, line);
+}
+
+/* place_of, kept in the memo for the request that follows the hint. */
+static inline l2_place place_keep(l2 *c, uint64_t line)
+{
+    l2_memo *e = &c->memo[line & (L2_MEMO_SLOTS - 1u)];
+    if (e->line != line) {
+        e->line = line;
+        e->place = place_of(c, line);
+    }
+    return e->place;
+}
+
+static inline uint32_t popcount(uint32_t x)
+{
+    return cache_popcount(x);
+}
+
+/* An evicted line's dirty sectors go to DRAM. With ECC a sector that is only
+ * partly written must first be completed from DRAM: ECC covers whole
+ * sectors, so the write-back is a read-modify-write. The fill is deferred to
+ * this point, not done at the partial write: on the H200, transposes and
+ * misaligned stores whose partial sectors are completed by later writes
+ * while still in L2 show no ECC reads (lts__t_sectors_data_ecc ~0), while 4-byte
+ * writes into 64 MiB (more than L2 holds) read ~90% of their sectors. */
+static inline void write_back(const l2 *c, const cache_evicted *ev, stats *s)
+{
+    if (!ev->valid)
+        return;
+    s->v[STAT_DRAM_SECT_WRITE] += popcount(ev->dirty);
+    if (c->ecc) {
+        uint32_t fill = popcount(ev->dirty & ev->partial);
+        s->v[STAT_DRAM_SECT_READ] += fill;
+        s->v[STAT_L2_SECT_ECC] += fill;
+    }
+}
+
+/* The way of line in the set v of partition cache t, allocated (with its
+ * write-back counted) when absent. -1 only if the cache has no ways. */
+static inline CACHE_ALWAYS_INLINE int find_or_alloc(const l2 *c, cache *t, const cache_view *v,
+                                                    uint64_t line, stats *s)
+{
+    int way = cache_view_find(v, line);
+    if (way >= 0) {
+        cache_view_touch(v, way);
+        return way;
+    }
+    cache_evicted ev;
+    way = cache_view_alloc(t, v, line, false, &ev);
+    write_back(c, &ev, s);
+    return way;
+}
+
+/* Make the sectors of mask wholly valid in line's home way, reading from
+ * DRAM those that are not (partly valid ones merge with the DRAM data);
+ * returns the way, in the set *v of the home partition. */
+static inline CACHE_ALWAYS_INLINE int home_fill(l2 *c, uint32_t home, uint32_t set, uint64_t line,
+                                                uint32_t mask, stats *s, cache_view *v)
+{
+    cache *t = c->part[home];
+    *v = cache_view_get(t, set);
+    int way = find_or_alloc(c, t, v, line, s);
+    uint32_t have = way >= 0 ? cache_view_full(v, way) : 0;
+    uint32_t miss = mask & ~have;
+    s->v[STAT_DRAM_SECT_READ] += popcount(miss);
+    if (way >= 0 && miss)
+        cache_view_fill(v, way, miss);
+    return way;
+}
+
+/* Drop the copies of line held outside its home partition. */
+static inline void drop_copies(l2 *c, l2_place pl, uint64_t line)
+{
+    for (uint32_t p = 0; p < c->partitions; p++) {
+        if (p == pl.home)
+            continue;
+        cache_view v = cache_view_get(c->part[p], pl.set);
+        int way = cache_view_find(&v, line);
+        if (way >= 0) {
+            assert(cache_view_dirty(&v, way) == 0); /* copies are clean */
+            cache_view_drop(&v, way);
+        }
+    }
+}
+
+/* l2_read's work, compiled where it is included (l2.c: the baseline,
+ * l2_avx2.c: AVX2). */
+static inline CACHE_ALWAYS_INLINE void l2_read_lines(l2 *c, uint32_t part, uint64_t line,
+                                                     uint32_t sector_mask, stats *s)
+{
+    assert(part < c->partitions);
+    cache *near = c->part[part];
+    l2_place pl = place_get(c, line);
+    s->v[STAT_L2_REQ_READ]++;
+    s->v[STAT_L2_SECT_READ] += popcount(sector_mask);
+
+    /* L1 asks for whole sectors: a partly valid sector is a miss */
+    cache_view nv = cache_view_get(near, pl.set);
+    int way = cache_view_find(&nv, line);
+    uint32_t hit = way >= 0 ? sector_mask & cache_view_full(&nv, way) : 0;
+    uint32_t miss = sector_mask & ~hit;
+    s->v[STAT_L2_SECT_READ_HIT] += popcount(hit);
+    s->v[STAT_L2_SECT_READ_MISS] += popcount(miss);
+    if (way >= 0)
+        cache_view_touch(&nv, way);
+    if (!miss)
+        return;
+    cache_view hv;
+    if (pl.home == part) {
+        /* homed near: the lookup above was the home lookup (home_fill would
+         * repeat it, and touch the way again, which changes no order) */
+        if (way < 0) {
+            cache_evicted ev;
+            way = cache_view_alloc(near, &nv, line, false, &ev);
+            write_back(c, &ev, s);
+        }
+        s->v[STAT_DRAM_SECT_READ] += popcount(miss);
+        if (way >= 0)
+            cache_view_fill(&nv, way, miss);
+        return;
+    }
+    /* far-homed: over the fabric to the home partition, then keep a copy near */
+    s->v[STAT_L2_SECT_FABRIC] += popcount(miss);
+    home_fill(c, pl.home, pl.set, line, miss, s, &hv);
+    if (way < 0) {
+        cache_evicted ev;
+        way = cache_view_alloc(near, &nv, line, false, &ev);
+        write_back(c, &ev, s);
+    }
+    if (way >= 0)
+        cache_view_fill(&nv, way, miss);
+}
+
+/* l2_write's work, as l2_read_lines. */
+static inline CACHE_ALWAYS_INLINE void l2_write_lines(l2 *c, uint32_t part, uint64_t line,
+                                                      uint32_t sector_mask,
+                                                      const uint32_t *byte_mask, stats *s)
+{
+    assert(part < c->partitions);
+    l2_place pl = place_get(c, line);
+    cache *t = c->part[pl.home];
+    uint32_t n = popcount(sector_mask);
+    s->v[STAT_L2_REQ_WRITE]++;
+    s->v[STAT_L2_SECT_WRITE] += n;
+    if (pl.home != part)
+        s->v[STAT_L2_SECT_FABRIC] += n;
+    drop_copies(c, pl, line);
+
+    cache_view v = cache_view_get(t, pl.set);
+    int way = find_or_alloc(c, t, &v, line, s);
+    /* write-validate: a write never fetches, and ncu counts every write
+     * sector as a lookup hit (measured on all 32 kernels of the H200 suite:
+     * lts__t_sectors_srcunit_tex_op_write_lookup_miss = 0) */
+    s->v[STAT_L2_SECT_WRITE_HIT] += n;
+    if (way < 0)
+        return;
+    for (uint32_t m = sector_mask & ((1u << c->sectors_per_line) - 1u); m; m &= m - 1u) {
+        uint32_t i = (uint32_t)__builtin_ctz(m);
+        if ((cache_view_valid_bytes(t, &v, way, i) | byte_mask[i]) == c->full)
+            cache_view_fill(&v, way, 1u << i);
+        else
+            cache_view_add_bytes(t, &v, way, i, byte_mask[i]);
+    }
+    cache_view_mark_dirty(&v, way, sector_mask);
+}
+
+#if CACHE_AVX2_BUILDS
+/* l2_read and l2_write compiled for AVX2 (l2_avx2.c); only on CPUs that
+ * have it. */
+void l2_read_avx2(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s);
+void l2_write_avx2(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
+                   const uint32_t *byte_mask, stats *s);
+#endif
+/* l2_read and l2_write compiled for the baseline, whatever the CPU (for tests). */
+void l2_read_baseline(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s);
+void l2_write_baseline(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
+                       const uint32_t *byte_mask, stats *s);
+/* For tests: run the AVX2 builds (when the CPU has AVX2) or the baseline. */
+void l2_use_avx2(l2 *c, bool on);
+
+#endif
