@@ -58,10 +58,22 @@
 #include "l1.h"
 #include "l2.h"
 #include "local_layout.h"
+#include "sass.h"
 #include "smem.h"
 #include "wcomb.h"
 
 #define GPU_MAX_PCS 65536u
+/* A PC whose SASS changes how its records count: an ldmatrix or stmatrix
+ * (gpu_inst_kind), or a shared atomic that serves lanes on one word together
+ * (smem_atomic_serializes). */
+#define PC_LDSM 1u
+#define PC_STSM 2u
+#define PC_ATOM_TOGETHER 4u
+typedef struct special_pc {
+    uint32_t pc;
+    uint32_t flags;
+} special_pc;
+
 struct gpu {
     cfg_gpu cfg;
     coal_geom geom;
@@ -88,10 +100,10 @@ struct gpu {
 
     wcomb *wc;                /* stores on their way to L2 */
 
-    /* PCs of the kernel's shared atomics whose lanes on one word are served
-     * together (smem_atomic_serializes false), ascending */
-    uint32_t *atom_together;
-    uint32_t n_atom_together, cap_atom_together;
+    /* the kernel's PCs whose SASS changes how their records count
+     * (pc_flags), ascending by pc */
+    special_pc *special;
+    uint32_t n_special, cap_special;
 
     /* the optional observer (gpu.h) and the L2 requests of the current record */
     gpu_observer obs;
@@ -183,7 +195,7 @@ void gpu_destroy(gpu *g)
     wcomb_destroy(g->wc);
     free(g->pcs);
     free(g->slots);
-    free(g->atom_together);
+    free(g->special);
     free(g);
 }
 
@@ -333,36 +345,48 @@ static gpu_pc_stats *pc_entry(gpu *g, uint32_t pc)
 
 /* ---- kernels ------------------------------------------------------------------ */
 
-/* The kernel's PCs whose SASS is a shared atomic that serves lanes on one word
- * together (k->pcs is sorted by pc, so the list is too). */
-static void atom_together_reset(gpu *g, const trace_kernel *k)
+gpu_inst_kind gpu_inst_kind_of(const char *sass)
 {
-    g->n_atom_together = 0;
+    if (sass_opcode_is(sass, "LDSM"))
+        return GPU_INST_LDSM;
+    if (sass_opcode_is(sass, "STSM"))
+        return GPU_INST_STSM;
+    return GPU_INST_PLAIN;
+}
+
+/* The kernel's special PCs (k->pcs is sorted by pc, so the list is too). */
+static void special_reset(gpu *g, const trace_kernel *k)
+{
+    g->n_special = 0;
     for (uint32_t i = 0; i < k->n_pcs; i++) {
         const char *sass = k->pcs[i].sass;
-        if (!sass || smem_atomic_serializes(sass))
+        gpu_inst_kind kind = gpu_inst_kind_of(sass);
+        uint32_t f = (kind == GPU_INST_LDSM ? PC_LDSM : 0u) | (kind == GPU_INST_STSM ? PC_STSM : 0u) |
+                     (sass_opcode_is(sass, "ATOMS") && !smem_atomic_serializes(sass) ? PC_ATOM_TOGETHER : 0u);
+        if (!f)
             continue;
-        if (g->n_atom_together == g->cap_atom_together) {
-            g->cap_atom_together = g->cap_atom_together ? 2u * g->cap_atom_together : 8u;
-            g->atom_together = xrealloc(g->atom_together, (size_t)g->cap_atom_together * sizeof *g->atom_together);
+        if (g->n_special == g->cap_special) {
+            g->cap_special = g->cap_special ? 2u * g->cap_special : 8u;
+            g->special = xrealloc(g->special, (size_t)g->cap_special * sizeof *g->special);
         }
-        g->atom_together[g->n_atom_together++] = k->pcs[i].pc;
+        g->special[g->n_special++] = (special_pc){k->pcs[i].pc, f};
     }
 }
 
-static bool atom_serializes(const gpu *g, uint32_t pc)
+/* The flags of pc (0: a plain PC); a search only in kernels that have special PCs. */
+static uint32_t special_flags(const gpu *g, uint32_t pc)
 {
-    uint32_t lo = 0, hi = g->n_atom_together;
+    uint32_t lo = 0, hi = g->n_special;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2u;
-        if (g->atom_together[mid] == pc)
-            return false;
-        if (g->atom_together[mid] < pc)
+        if (g->special[mid].pc == pc)
+            return g->special[mid].flags;
+        if (g->special[mid].pc < pc)
             lo = mid + 1u;
         else
             hi = mid;
     }
-    return true;
+    return 0;
 }
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
@@ -448,7 +472,7 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
         l2_clear(g->l2);
 
     pcs_reset(g, k->n_pcs);
-    atom_together_reset(g, k);
+    special_reset(g, k);
     wcomb_reset(g->wc);
     g->in_kernel = true;
     return 0;
@@ -493,8 +517,12 @@ static uint32_t sm_of(const gpu *g, uint32_t cta, int32_t sm)
     return cta % g->cfg.sm_count;
 }
 
-void gpu_count_instruction(const trace_mem *m, stats *s)
+void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
 {
+    if (kind != GPU_INST_PLAIN && m->space == TRACE_SPACE_SHARED && !(m->flags & TRACE_MEM_GENERIC)) {
+        s->v[kind == GPU_INST_LDSM ? STAT_INST_LDSM : STAT_INST_STSM]++;
+        return;
+    }
     if (m->flags & TRACE_MEM_LDGSTS) {
         if (m->space == TRACE_SPACE_GLOBAL)
             s->v[STAT_INST_LDGSTS]++;
@@ -518,7 +546,7 @@ void gpu_count_instruction(const trace_mem *m, stats *s)
     s->v[by_space[m->space][m->kind]]++;
 }
 
-static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, stats *s)
+static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, uint32_t pc_flags, stats *s)
 {
     bool ldgsts = (m->flags & TRACE_MEM_LDGSTS) != 0;
     bool store = m->kind == TRACE_KIND_ST || ldgsts;
@@ -533,7 +561,7 @@ static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, stats 
     if (!affine || !smem_cost_affine(&g->banks, m->addr[0], stride, m->size_bytes,
                                      smem_lanes_per_phase(&g->banks, m->size_bytes, merged), &c))
         c = smem_cost_warp(&g->banks, m->addr, m->active_mask, m->size_bytes, merged,
-                           atomic && atom_serializes(g, m->pc));
+                           atomic && !(pc_flags & PC_ATOM_TOGETHER));
     uint32_t bc = c.wavefronts - c.ideal;
     if (ldgsts) {
         s->v[STAT_SMEM_WF_LDGSTS] += c.wavefronts;
@@ -817,7 +845,8 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     /* the shared half of a cp.async is the same execution as its global half */
     p->executions += !((m->flags & TRACE_MEM_LDGSTS) && m->space == TRACE_SPACE_SHARED);
     stats *s = &p->s;
-    gpu_count_instruction(m, s);
+    uint32_t pc_flags = g->n_special ? special_flags(g, m->pc) : 0u;
+    gpu_count_instruction(m, pc_flags & PC_LDSM ? GPU_INST_LDSM : pc_flags & PC_STSM ? GPU_INST_STSM : GPU_INST_PLAIN, s);
     uint32_t sm = sm_of(g, m->cta, m->sm);
     bool plain_store = m->kind == TRACE_KIND_ST && m->space != TRACE_SPACE_SHARED;
     if (!plain_store)
@@ -830,7 +859,7 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     }
     switch ((trace_space)m->space) {
     case TRACE_SPACE_SHARED:
-        do_shared(g, m, form, s);
+        do_shared(g, m, form, pc_flags, s);
         break;
     case TRACE_SPACE_GLOBAL:
         do_global(g, m, form, sm, s);

@@ -70,10 +70,19 @@ void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride)
 uint32_t gpu_prefetch(const gpu *g, const trace_mem *m);
 void gpu_barrier(gpu *g, const trace_barrier *b);
 
+/* What a record's PC's SASS (the trace's PC table) adds to its instruction
+ * class: ldmatrix and stmatrix are classes of their own for ncu
+ * (smsp__inst_executed_op_ldsm, _shared_stsm: wmma_gemm's 32,768 LDSM count
+ * there and not as op_shared_ld, docs/findings.md §9), although the trace
+ * records them as shared loads and stores and their wavefronts are shared
+ * loads' and stores'. NULL SASS: plain. */
+typedef enum gpu_inst_kind { GPU_INST_PLAIN, GPU_INST_LDSM, GPU_INST_STSM } gpu_inst_kind;
+gpu_inst_kind gpu_inst_kind_of(const char *sass);
+
 /* Add one record's warp-level instruction to the instruction counters of
- * *s (smsp__inst_executed_op_*): by space and kind, generic and LDGSTS apart.
- * The one mapping, shared by the model and `trace check`. */
-void gpu_count_instruction(const trace_mem *m, stats *s);
+ * *s (smsp__inst_executed_op_*): by space and kind, generic, LDGSTS, LDSM
+ * and STSM apart. The one mapping, shared by the model and `trace check`. */
+void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s);
 
 /* End the kernel and put its totals in *out. */
 void gpu_kernel_end(gpu *g, stats *out);

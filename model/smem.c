@@ -5,6 +5,8 @@
  * comparison per word and an n-way conflict n^2/2; nothing is allocated. */
 #include "smem.h"
 
+#include "sass.h"
+
 #include <assert.h>
 #include <string.h>
 
@@ -45,18 +47,7 @@ uint32_t smem_lanes_per_phase(const smem_geom *g, uint32_t size_bytes, bool merg
 
 bool smem_atomic_serializes(const char *sass)
 {
-    static const char combining[] = "ATOMS.POPC.INC";
-    if (!sass)
-        return true;
-    while (*sass == ' ' || *sass == '\t')
-        sass++;
-    if (*sass == '@') { /* a guard predicate, "@!P0 " */
-        while (*sass && *sass != ' ' && *sass != '\t')
-            sass++;
-        while (*sass == ' ' || *sass == '\t')
-            sass++;
-    }
-    return strncmp(sass, combining, sizeof combining - 1) != 0;
+    return !sass_opcode_is(sass, "ATOMS.POPC.INC");
 }
 
 static bool pairs_with(const uint64_t *addr, uint32_t active_mask, uint32_t x)

@@ -30,7 +30,7 @@ static const stat_id checked[] = {
     STAT_INST_GLOBAL_LD, STAT_INST_GLOBAL_ST, STAT_INST_GLOBAL_ATOM, STAT_INST_GLOBAL_RED,
     STAT_INST_GENERIC_LD, STAT_INST_GENERIC_ST, STAT_INST_GENERIC_ATOM, STAT_INST_LOCAL_LD,
     STAT_INST_LOCAL_ST, STAT_INST_SHARED_LD, STAT_INST_SHARED_ST, STAT_INST_SHARED_ATOM,
-    STAT_INST_LDGSTS,
+    STAT_INST_LDGSTS, STAT_INST_LDSM, STAT_INST_STSM,
 };
 #define N_CHECKED (sizeof checked / sizeof checked[0])
 
@@ -150,12 +150,16 @@ int cmd_trace_check(int argc, char **argv)
     stats s;
     stats_clear(&s);
     trace_event ev;
+    const trace_kernel *k = NULL;
     int got, rc = 0;
     while ((got = trace_reader_next(r, &ev, &err)) > 0) {
-        if (ev.type == TRACE_EV_KERNEL)
+        if (ev.type == TRACE_EV_KERNEL) {
             stats_clear(&s);
-        else if (ev.type == TRACE_EV_MEM)
-            gpu_count_instruction(&ev.mem, &s);
+            k = ev.kernel;
+        } else if (ev.type == TRACE_EV_MEM) {
+            const trace_pc_info *pi = k ? trace_kernel_find_pc(k, ev.mem.pc) : NULL;
+            gpu_count_instruction(&ev.mem, gpu_inst_kind_of(pi ? pi->sass : NULL), &s);
+        }
         else if (ev.type == TRACE_EV_KERNEL_END)
             check_launch(&c, ev.kernel, &s);
     }

@@ -776,9 +776,46 @@ START_TEST(shared_atomic_cost_follows_the_sass)
         ck_assert_uint_eq(V(s, SMEM_BC_ATOM), expect[i] - 1u);
     }
     ck_assert(!smem_atomic_serializes("  @!P1 ATOMS.POPC.INC.32 RZ, [R4]"));
+    ck_assert(smem_atomic_serializes("@P0 ATOMS.ADD R5, [R4+UR4], R6"));
     ck_assert(smem_atomic_serializes(NULL));
     ck_assert(smem_atomic_serializes(""));
     ck_assert(smem_atomic_serializes("ATOMS.CAS R1, [R2], R3, R4"));
+}
+END_TEST
+
+/* ldmatrix and stmatrix, recorded as 16-byte shared loads and stores, count
+ * as op_ldsm / op_shared_stsm instructions and not as op_shared_ld / st
+ * (wmma_gemm: 32,768 LDSM, op_shared_ld 0; findings §9); their wavefronts
+ * are shared loads' and stores'. The PC's SASS decides. */
+START_TEST(ldsm_and_stsm_are_instruction_classes_of_their_own)
+{
+    trace_pc_info pcs[3] = {{.pc = 0x10, .sass = (char *)"LDSM.16.M88.4 R4, [R2]", .file = -1},
+                            {.pc = 0x20, .sass = (char *)"@P0 STSM.16.M88.4 [R2], R4", .file = -1},
+                            {.pc = 0x30, .sass = (char *)"LDS.128 R4, [R2]", .file = -1}};
+    trace_kernel k;
+    test_kernel(&k, "k", 1, 32);
+    k.n_pcs = 3;
+    k.pcs = pcs;
+    trace_mem m[3];
+    test_mem(&m[0], TRACE_KIND_LD, TRACE_SPACE_SHARED, 16, TRACE_FULL_MASK, 0, 16);
+    test_mem(&m[1], TRACE_KIND_ST, TRACE_SPACE_SHARED, 16, TRACE_FULL_MASK, 0, 16);
+    test_mem(&m[2], TRACE_KIND_LD, TRACE_SPACE_SHARED, 16, TRACE_FULL_MASK, 0, 16);
+    m[0].pc = 0x10;
+    m[1].pc = 0x20;
+    m[2].pc = 0x30;
+    stats s;
+    begin_kernel(g, &k, 0);
+    for (int i = 0; i < 3; i++)
+        gpu_mem(g, &m[i]);
+    gpu_kernel_end(g, &s);
+    ck_assert_uint_eq(V(s, INST_LDSM), 1);
+    ck_assert_uint_eq(V(s, INST_STSM), 1);
+    ck_assert_uint_eq(V(s, INST_SHARED_LD), 1); /* the LDS.128 */
+    ck_assert_uint_eq(V(s, INST_SHARED_ST), 0);
+    ck_assert_uint_eq(V(s, SMEM_WF_LD), 4 + 4);
+    ck_assert_uint_eq(V(s, SMEM_WF_ST), 4);
+    ck_assert_int_eq(gpu_inst_kind_of(NULL), GPU_INST_PLAIN);
+    ck_assert_int_eq(gpu_inst_kind_of(" @!P2 LDSM.16.MT88.4 R8, [R3]"), GPU_INST_LDSM);
 }
 END_TEST
 
@@ -1139,6 +1176,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, warm_caches_when_not_cold_per_kernel);
     tcase_add_test(tc, local_memory_is_interleaved_per_lane);
     tcase_add_test(tc, shared_atomic_cost_follows_the_sass);
+    tcase_add_test(tc, ldsm_and_stsm_are_instruction_classes_of_their_own);
     tcase_add_test(tc, generic_and_ldgsts_instruction_counts);
     tcase_add_test(tc, source_view_columns_per_instruction);
     tcase_add_test(tc, counters_per_pc_sum_to_the_totals);
