@@ -10,6 +10,7 @@
 
 #include "gpu.h"
 #include "l2.h"
+#include "smem.h"
 #include "source_view.h"
 #include "suites.h"
 #include "test_util.h"
