@@ -11,7 +11,8 @@
  * than WCOMB_LINES lines, or the entry is the oldest of WCOMB_CAP live ones
  * when a new warp needs one; then they are sent (the flush callback).
  * Merging between different warps (about 10% of the boundary sectors of
- * writeSegment offset 11) depends on timing and is not modelled. */
+ * writeSegment offset 11) depends on timing: not here, but in the timing
+ * model's per-SM write queue (model/wqueue.h, `--timing` only). */
 #ifndef GMS_WCOMB_H
 #define GMS_WCOMB_H
 
