@@ -179,7 +179,10 @@ static void table_lanes(FILE *f, const explain_geom *g, const explain_result *r)
             ex_lane_passes(r, ln, passes, sizeof passes);
             fprintf(f, "%4u  0x%-9" PRIx64 "  %5" PRIu64 "  %2u  %-11s  %5" PRIu64 "  %5u  %9s%s\n", l, ln->addr,
                     ln->addr / g->banks.mode_bytes, r->size_bytes, banks, r->bank.words[ln->first_word].entry,
-                    ln->phase, passes, ex_lane_broadcast(r, ln) ? "  broadcast" : "");
+                    ln->phase, passes,
+                    !ex_lane_broadcast(r, ln) ? ""
+                    : r->kind == TRACE_KIND_ATOM || r->kind == TRACE_KIND_RED ? "  same word, one add"
+                                                                             : "  broadcast");
         }
         char note[256];
         snprintf(note, sizeof note, "(word = offset / %u B; bank = word %% %u; entry = offset / %u B; wavefront 0 "
