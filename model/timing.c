@@ -16,6 +16,7 @@
 #include "coal.h"
 #include "err.h"
 #include "lrc.h"
+#include "sass.h"
 #include "wqueue.h"
 
 /* ---- calendars -----------------------------------------------------------------
@@ -562,11 +563,12 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     }
     for (uint32_t i = 0; i < k->n_pcs; i++) {
         t->pc_next[i] = UINT32_MAX;
-        const char *s = k->pcs[i].sass;
+        /* the opcode past any guard: "@!P0 LDS R4, [R5]" is a load too */
+        const char *op = sass_opcode(k->pcs[i].sass);
         /* loads and value-returning atomics write their first register operand */
-        bool dst = s && (strncmp(s, "LD", 2) == 0 || strncmp(s, "ATOM", 4) == 0) &&
-                   strncmp(s, "LDGSTS", 6) != 0;
-        timing_parse_sass(s, dst, &t->pcs[i]);
+        bool dst = op && (strncmp(op, "LD", 2) == 0 || strncmp(op, "ATOM", 4) == 0) &&
+                   strncmp(op, "LDGSTS", 6) != 0;
+        timing_parse_sass(op, dst, &t->pcs[i]);
     }
     uint32_t n_sm = t->cfg.sm_count;
     for (size_t i = 0; i < (size_t)n_sm * t->sm_cals; i++)

@@ -104,19 +104,24 @@ static uint64_t near_address(const cfg_gpu *c)
 
 /* n dependent loads of one address (LDG R2, [R2.64]: each load's address is
  * the previous one's data): the first misses to DRAM, the rest hit L1. */
-static uint64_t chain(uint32_t n)
+static uint64_t chain_of(uint32_t n, const char *sass)
 {
     cfg_gpu c;
     timing_cfg(&c);
     rig r;
     rig_open(&r, &c, 1, 32);
     for (uint32_t i = 0; i < n; i++)
-        rig_pc(&r, i, "LDG.E R2, desc[UR4][R2.64]");
+        rig_pc(&r, i, sass);
     rig_begin(&r);
     for (uint32_t i = 0; i < n; i++)
         mem(&r, 0, 0, i, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, near_address(&c), 0);
     timing_result res;
     return rig_end(&r, &res);
+}
+
+static uint64_t chain(uint32_t n)
+{
+    return chain_of(n, "LDG.E R2, desc[UR4][R2.64]");
 }
 
 START_TEST(a_chain_of_dependent_loads_costs_one_latency_each)
@@ -134,6 +139,16 @@ START_TEST(a_chain_of_dependent_loads_costs_one_latency_each)
     ck_assert_uint_eq(chain(9) - one, 8u * (1u + 37u));
     /* more records than the timing layer's event queue holds (32): the same */
     ck_assert_uint_eq(chain(60) - one, 59u * (1u + 37u));
+}
+END_TEST
+
+/* A guarded load writes its destination too: "@!P0 LDG R2, [R2.64]" chains
+ * like the unguarded one (the opcode is read past the predicate; without
+ * that, nothing waited for guarded loads and the chain cost one latency). */
+START_TEST(a_guarded_load_has_a_destination)
+{
+    ck_assert_uint_eq(chain_of(9, "@!P0 LDG.E R2, desc[UR4][R2.64]"), chain(9));
+    ck_assert_uint_eq(chain_of(9, "  @P1 LDG.E R2, desc[UR4][R2.64]") - chain(1), 8u * (1u + 37u));
 }
 END_TEST
 
@@ -559,6 +574,7 @@ Suite *timing_suite(void)
     TCase *tc = tcase_create("cycles");
     tcase_set_timeout(tc, 60); /* each case builds a whole H200; slow under the sanitizers */
     tcase_add_test(tc, a_chain_of_dependent_loads_costs_one_latency_each);
+    tcase_add_test(tc, a_guarded_load_has_a_destination);
     tcase_add_test(tc, independent_loads_overlap);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
     tcase_add_test(tc, a_barrier_waits_for_the_last_warp_in_any_replay_order);
