@@ -20,13 +20,26 @@
  *     "launch K: ANCHOR J DELAY SKEW_NS" on stderr (SKEW_NS: when J started
  *     reading minus when ANCHOR did, by %globaltimer).
  *
+ *   lrcpair group KIB SPR STAGGER SM...
+ *     Requests of SPR sectors (1, 2 or 4), and how many SMs at once. For
+ *     k = 2 .. the number of SMs listed, one launch where the first k listed
+ *     SMs meet and then read the same KIB KiB buffer, one float per sector,
+ *     so that every warp load sends 32 / SPR requests of SPR sectors each
+ *     (lanes on consecutive lines; each sector of the buffer read once per
+ *     SM). List SMs of one GPC (docs/findings.md §2b) to see whether the
+ *     LRC merges one-sector requests as it merges whole lines, and whether
+ *     one request's data serves any number of SMs. The i-th listed SM
+ *     starts reading i x STAGGER SM cycles after the first. Prints
+ *     "group K: SPR N STAGGER SKEW_NS" (N SMs; SKEW_NS: the latest start
+ *     minus the earliest).
+ *
  * Nothing goes to stdout (ncu --csv writes there). Exit codes as common.cuh. */
 #include "common.cuh"
 
 #define THREADS 256
 #define MAX_SMS 1024
 
-static const char *USAGE = "map REPS | sweep ANCHOR DELAY KIB [J...]";
+static const char *USAGE = "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM...";
 
 __device__ static unsigned smid(void)
 {
@@ -84,6 +97,43 @@ __global__ void pairRead(const float4 *buf, int n4, unsigned sm_a, unsigned sm_b
     for (int i = threadIdx.x; i < n4; i += blockDim.x) {
         float4 v = buf[i];
         acc += v.x + v.y + v.z + v.w;
+    }
+    out[sm * THREADS + threadIdx.x] = acc;
+}
+
+/* The CTAs on the SMs marked in members (a bit per SM) meet, then read the
+ * buffer one float per sector: sector index e (of nsec) by request: request
+ * u = e / spr covers sectors (u / nlines) * spr .. + spr - 1 of line u % nlines,
+ * so a warp's 32 lanes read 32 / spr consecutive lines, spr sectors each. */
+__global__ void groupRead(const float *buf, int nsec, int spr, const unsigned *members, unsigned n,
+                          const unsigned *rank, long long stagger, unsigned *arrive, float *out,
+                          unsigned long long *start, int *timed_out)
+{
+    extern __shared__ float pad[];
+    unsigned sm = smid();
+    if (!(members[sm / 32] >> (sm % 32) & 1u)) return;
+    if (threadIdx.x == 0) {
+        pad[0] = 0.0f;
+        atomicAdd(arrive, 1u);
+        unsigned long long t = globaltimer();
+        while (atomicAdd(arrive, 0u) < n) {
+            if (globaltimer() - t > 200000000ull) {
+                atomicExch(timed_out, 1);
+                break;
+            }
+        }
+        long long s = clock64(), wait = stagger * rank[sm];
+        while (clock64() - s < wait) {
+        }
+        start[sm] = globaltimer();
+    }
+    __syncthreads();
+    int nlines = nsec / 4;
+    float acc = 0.0f;
+    for (int e = threadIdx.x; e < nsec; e += blockDim.x) {
+        int u = e / spr, sub = e % spr;
+        int line = u % nlines, sector = (u / nlines) * spr + sub;
+        acc += buf[line * 32 + sector * 8];
     }
     out[sm * THREADS + threadIdx.x] = acc;
 }
@@ -189,6 +239,65 @@ static int run_sweep(int anchor, long long delay, int kib, int argc, char **argv
     return finish(what, bad);
 }
 
+static int run_group(int kib, int spr, long long stagger, int argc, char **argv)
+{
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    int nsm = p.multiProcessorCount;
+    int sms[MAX_SMS], n = 0;
+    for (int i = 0; i < argc && n < MAX_SMS; ++i) sms[n++] = (int)parse_long(argv[i], "SM", 0, nsm - 1, USAGE);
+    if (n < 2) usage_fail(USAGE, "group needs at least 2 SMs");
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(groupRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int nsec = kib * 1024 / 32;
+    float *buf = dev_alloc<float>((size_t)nsec * 8);
+    CHECK(cudaMemset(buf, 0, (size_t)nsec * 32));
+    unsigned *members = dev_alloc<unsigned>(MAX_SMS / 32);
+    unsigned *rank = dev_alloc<unsigned>(MAX_SMS), hrank[MAX_SMS] = {0};
+    for (int i = 0; i < n; ++i) hrank[sms[i]] = (unsigned)i;
+    CHECK(cudaMemcpy(rank, hrank, sizeof hrank, cudaMemcpyHostToDevice));
+    unsigned *arrive = dev_alloc<unsigned>(n);
+    CHECK(cudaMemset(arrive, 0, sizeof(unsigned) * n));
+    float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
+    unsigned long long *start = dev_alloc<unsigned long long>(MAX_SMS);
+    int *timed_out = dev_alloc<int>(1);
+    CHECK(cudaMemset(timed_out, 0, sizeof(int)));
+    size_t bad = 0;
+    for (int k = 2; k <= n; ++k) {
+        unsigned bits[MAX_SMS / 32] = {0};
+        for (int i = 0; i < k; ++i) bits[sms[i] / 32] |= 1u << (sms[i] % 32);
+        CHECK(cudaMemcpy(members, bits, sizeof bits, cudaMemcpyHostToDevice));
+        groupRead<<<nsm, THREADS, smem>>>(buf, nsec, spr, members, (unsigned)k, rank, stagger, arrive + (k - 2),
+                                          out, start, timed_out);
+        CHECK_LAUNCH();
+        unsigned long long s[MAX_SMS];
+        int to = 0;
+        CHECK(cudaMemcpy(s, start, sizeof(unsigned long long) * nsm, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(&to, timed_out, sizeof to, cudaMemcpyDeviceToHost));
+        if (to) {
+            fprintf(stderr, "lrcpair: group of %d: the CTAs did not meet\n", k);
+            ++bad;
+            CHECK(cudaMemset(timed_out, 0, sizeof(int)));
+        }
+        unsigned long long lo = ~0ull, hi = 0;
+        for (int i = 0; i < k; ++i) {
+            lo = s[sms[i]] < lo ? s[sms[i]] : lo;
+            hi = s[sms[i]] > hi ? s[sms[i]] : hi;
+        }
+        fprintf(stderr, "group %d: %d %d %lld %lld\n", k - 2, spr, k, stagger, (long long)(hi - lo));
+    }
+    CHECK(cudaFree(buf));
+    CHECK(cudaFree(members));
+    CHECK(cudaFree(rank));
+    CHECK(cudaFree(arrive));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(start));
+    CHECK(cudaFree(timed_out));
+    char what[96];
+    snprintf(what, sizeof what, "groupRead %d SMs, %d-sector requests, stagger %lld, %d KiB", n, spr, stagger, kib);
+    return finish(what, bad);
+}
+
 int main(int argc, char **argv)
 {
     g_prog = "lrcpair";
@@ -204,6 +313,14 @@ int main(int argc, char **argv)
         long long delay = parse_long(argv[3], "DELAY", 0, 100000000, USAGE);
         int kib = (int)parse_long(argv[4], "KIB", 1, 1 << 20, USAGE);
         return run_sweep(anchor, delay, kib, argc - 5, argv + 5);
+    }
+    if (strcmp(argv[1], "group") == 0) {
+        if (argc < 7) usage_fail(USAGE, "group needs KIB SPR STAGGER and at least 2 SMs");
+        int kib = (int)parse_long(argv[2], "KIB", 1, 1 << 20, USAGE);
+        int spr = (int)parse_long(argv[3], "SPR", 1, 4, USAGE);
+        if (spr == 3) usage_fail(USAGE, "SPR must be 1, 2 or 4");
+        long long stagger = parse_long(argv[4], "STAGGER", 0, 1000000, USAGE);
+        return run_group(kib, spr, stagger, argc - 5, argv + 5);
     }
     usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     return EXIT_USAGE;
