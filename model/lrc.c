@@ -15,7 +15,9 @@ typedef struct lrc_entry {
     uint32_t gen;
     uint16_t sm;
     uint8_t mask;
+    uint8_t served; /* members of its group, its sender included (mod 256) */
 } lrc_entry;
+_Static_assert(256u % LRC_SERVES == 0, "lrc_entry.served wraps at a multiple of LRC_SERVES");
 _Static_assert(sizeof(lrc_entry) == 32, "lrc_entry: two per cache line");
 
 struct lrc {
@@ -74,12 +76,12 @@ static lrc_entry *set_of(const lrc *l, uint32_t sm, uint64_t line, uint32_t mask
     return &l->table[((size_t)g * LRC_SETS + (z & (LRC_SETS - 1u))) * LRC_WAYS];
 }
 
-bool lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
-               uint64_t *ret)
+lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
+                      uint64_t *ret)
 {
     lrc_entry *set = set_of(l, sm, line, mask);
     for (uint32_t w = 0; w < LRC_WAYS; w++) {
-        const lrc_entry *e = &set[w];
+        lrc_entry *e = &set[w];
         if (e->gen != l->gen || e->line != line || e->mask != mask || e->sm == sm)
             continue;
         uint64_t r;
@@ -89,14 +91,18 @@ bool lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, ui
             r = t + (e->ret - e->sent); /* this one was first, and still in flight then */
         else
             continue;
+        *ret = r;
+        /* one L2 read serves LRC_SERVES SMs: every LRC_SERVES-th member of
+         * the group is read from L2 again (its data is the group's) */
+        if (e->served++ % LRC_SERVES == 0)
+            return LRC_READ_AGAIN;
         uint32_t n = (uint32_t)__builtin_popcount(mask);
         l->counts.requests++;
         l->counts.sectors += n;
         l->counts.hit_sectors += hit_sectors < n ? hit_sectors : n;
-        *ret = r;
-        return true;
+        return LRC_MERGED;
     }
-    return false;
+    return LRC_NEW;
 }
 
 void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint64_t ret)
@@ -114,7 +120,7 @@ void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uin
             victim = e;
     }
     *victim = (lrc_entry){.line = line, .sent = t, .ret = ret < t ? t : ret, .gen = l->gen,
-                          .sm = (uint16_t)sm, .mask = (uint8_t)mask};
+                          .sm = (uint16_t)sm, .mask = (uint8_t)mask, .served = 1};
 }
 
 lrc_counts lrc_get_counts(const lrc *l)

@@ -5,9 +5,12 @@
  * The rule, measured on the H200 (findings §2b): the LRC merges a read
  * request only with a request of ANOTHER SM of the SAME GPC for the same
  * 128-byte line AND the same sector mask, while the first one is in flight
- * (sent, data not yet back). Requests of one SM never merge (L1's miss
- * handling is where those meet); SMs of different GPCs never merge; a request
- * that overlaps another only partly (another mask) does not merge.
+ * (sent, data not yet back). One L2 read serves at most LRC_SERVES SMs:
+ * of a group of n identical requests in flight together, ceil(n /
+ * LRC_SERVES) are read from L2 (findings §2c). Requests of one SM never
+ * merge (L1's miss handling is where those meet); SMs of different GPCs
+ * never merge; a request that overlaps another only partly (another mask)
+ * does not merge.
  *
  * Times are what the caller says (SM cycles at the LRC). Requests arrive in
  * the replay's order, which is not time order across SMs, so a request may
@@ -32,7 +35,11 @@
 #include "stats.h"
 
 #define LRC_WAYS 8u
-#define LRC_SETS 512u 
+#define LRC_SETS 512u
+/* SMs one L2 read's data serves, its sender included: measured on the H200,
+ * k SMs of one GPC reading the same sectors at once cost ceil(k / 4) L2 reads
+ * of them, for requests of 1, 2 and 4 sectors (docs/findings.md §2c). */
+#define LRC_SERVES 4u
 
 typedef struct lrc lrc;
 
@@ -53,15 +60,24 @@ void lrc_destroy(lrc *l);
 /* Forget every request and zero the counts (a new kernel). */
 void lrc_reset(lrc *l);
 
+/* What lrc_merge decided for a read request. */
+typedef enum lrc_outcome {
+    LRC_NEW,        /* no identical request in flight: send it and call lrc_sent */
+    LRC_MERGED,     /* merged: it gets the data of the one in flight, books no L2 */
+    LRC_READ_AGAIN  /* in flight together with one that already serves LRC_SERVES
+                     * SMs: it is read from L2 (booked, counted), and its data is
+                     * back no earlier than the group's; do not call lrc_sent */
+} lrc_outcome;
+
 /* A read request of SM sm for line's sectors mask reaching the LRC at cycle
- * t. When it merges with an identical request of another SM of its GPC,
- * returns true, adds it to the counts (hit_sectors: what the functional
- * model counted as L2 hits of it) and sets *ret to the cycle its data comes
- * back (the other request's return, or for a pair met out of replay order
- * t plus the other's time in flight). Otherwise returns false: the caller
- * books the request on its slice and calls lrc_sent with its return. */
-bool lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
-               uint64_t *ret);
+ * t. When an identical request of another SM of its GPC is in flight, sets
+ * *ret to the cycle the group's data is back at the LRC (the other request's
+ * return, or for a pair met out of replay order t plus the other's time in
+ * flight) and merges it (added to the counts; hit_sectors: what the
+ * functional model counted as L2 hits of it) or, every LRC_SERVES-th member
+ * of the group, has it read again. */
+lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
+                      uint64_t *ret);
 /* The request (not merged) was sent to L2 at t; its data is back at ret. */
 void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint64_t ret);
 

@@ -841,17 +841,20 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     /* reads are looked up in the SM's near partition; writes and atomics at home */
     uint32_t si = (read ? near : pl.home) * t->slices_per_partition + pl.sub;
     slice_state *ss = &t->slices[si];
-    uint64_t served;
+    uint64_t served, group_ret = 0;
+    lrc_outcome outcome = LRC_NEW;
     uint32_t sectors = r->sectors;
 
     if (read) {
         /* the LRC, before the slices: a read another SM of the GPC has in
          * flight gets that one's data and books nothing (model/lrc.h) */
-        uint64_t at_lrc = t1 + t->l2_in, merged_ret;
+        uint64_t at_lrc = t1 + t->l2_in;
         t->lrc_in += r->sectors;
-        if (t->lrc && r->sectors == (uint32_t)__builtin_popcount(r->sector_mask) &&
-            lrc_merge(t->lrc, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &merged_ret))
-            return max64(merged_ret, at_lrc) + t->l2_out;
+        if (t->lrc && r->sectors == (uint32_t)__builtin_popcount(r->sector_mask)) {
+            outcome = lrc_merge(t->lrc, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &group_ret);
+            if (outcome == LRC_MERGED)
+                return max64(group_ret, at_lrc) + t->l2_out;
+        }
     }
 
     /* a request crossing the fabric is looked up in both partitions (hardware-facts
@@ -883,7 +886,9 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
         uint64_t d = cal_book(&t->dram, served + t->dram_in, r->dram_sectors);
         ret = max64(ret, d + t->dram_out + back);
     }
-    if (t->lrc && read)
+    if (outcome == LRC_READ_AGAIN) /* its data is the group's, on its way to the slice */
+        ret = max64(ret, group_ret + back);
+    else if (t->lrc && read)
         lrc_sent(t->lrc, sm, r->line, r->sector_mask, t1 + t->l2_in, ret - t->l2_out);
     return ret;
 }
