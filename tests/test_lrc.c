@@ -326,6 +326,53 @@ START_TEST(the_timing_layer_merges_a_read_of_two_sms_of_one_gpc)
 }
 END_TEST
 
+/* kernels/probes/lrc-group.sh in the timing layer: the first k SMs of GPC 0
+ * (CTA c on SM c) read the same 64 lines at once, a line per warp load. The
+ * H200 read them ceil(k / 4) times from L2 (findings §2c). */
+static uint64_t group_reads(uint32_t k)
+{
+    static const uint32_t gpc0[16] = {0, 16, 32, 48, 1, 17, 33, 49, 124, 125, 126, 127, 128, 129, 130, 131};
+    cfg_gpu c;
+    err_info e;
+    err_clear(&e);
+    ck_assert_msg(cfg_load("configs/h200.ini", &c, &e) == 0, "%s", e.msg);
+    gpu *g = gpu_create(&c);
+    timing *t = timing_create(&c);
+    gpu_observer o = timing_observer(t);
+    gpu_set_observer(g, &o);
+    trace_kernel kern;
+    test_kernel(&kern, "groupRead", 132, 32);
+    char sass[] = "LDG.E R9, desc[UR4][R2.64]";
+    trace_pc_info pc = {.pc = 0, .sass = sass, .file = -1};
+    kern.pcs = &pc;
+    kern.n_pcs = 1;
+    ck_assert_msg(gpu_kernel_begin(g, &kern, 0, &e) == 0, "%s", e.msg);
+    timing_kernel_begin(t, &kern, gpu_kernel_info_get(g));
+    for (uint64_t line = 0; line < 64; line++)
+        for (uint32_t i = 0; i < k; i++) {
+            trace_mem m;
+            test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x100000 + 128 * line, 4);
+            m.cta = gpc0[i];
+            gpu_mem(g, &m);
+        }
+    stats s;
+    timing_result r;
+    gpu_kernel_end(g, &s);
+    timing_kernel_end(t, &r);
+    lrc_counts_apply(&r.lrc, &s);
+    gpu_destroy(g);
+    timing_destroy(t);
+    return s.v[STAT_L2_SECT_READ];
+}
+
+START_TEST(k_sms_of_a_gpc_reading_at_once_cost_ceil_k_over_4_reads)
+{
+    for (uint32_t k = 1; k <= 16; k++)
+        ck_assert_msg(group_reads(k) == (k + 3u) / 4u * 256u, "%u SMs: %llu L2 read sectors", k,
+                      (unsigned long long)group_reads(k));
+}
+END_TEST
+
 /* ---- the measured captures ---- */
 
 typedef struct l2_reads {
@@ -418,6 +465,7 @@ Suite *lrc_suite(void)
     TCase *tt = tcase_create("timing");
     tcase_set_timeout(tt, 120); /* whole H200s and suite traces; slow under the sanitizers */
     tcase_add_test(tt, the_timing_layer_merges_a_read_of_two_sms_of_one_gpc);
+    tcase_add_test(tt, k_sms_of_a_gpc_reading_at_once_cost_ceil_k_over_4_reads);
     tcase_add_test(tt, the_matrixmul_captures);
     tcase_add_test(tt, misaligned_boundaries_do_not_merge);
     suite_add_tcase(s, tt);
