@@ -91,6 +91,22 @@ static inline void setup_device(void)
             prop.minor, prop.multiProcessorCount);
 }
 
+/* The SM a thread runs on, and the GPU's nanosecond clock (the same on every
+ * SM), for the probes that ask where and when CTAs run. */
+__device__ static inline unsigned smid(void)
+{
+    unsigned s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return s;
+}
+
+__device__ static inline unsigned long long globaltimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
 /* Host and device buffers, allocated and freed with checks. */
 static inline void *host_alloc(size_t bytes)
 {

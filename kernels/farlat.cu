@@ -25,13 +25,6 @@
 
 static const char *USAGE = "KIB A B...";
 
-__device__ static unsigned smid(void)
-{
-    unsigned s;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-    return s;
-}
-
 __device__ static float load_cg(const float *p)
 {
     float v;

@@ -41,20 +41,6 @@
 
 static const char *USAGE = "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM...";
 
-__device__ static unsigned smid(void)
-{
-    unsigned s;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-    return s;
-}
-
-__device__ static unsigned long long globaltimer(void)
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
 /* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
 __global__ void mapKernel(unsigned *sms)
 {

@@ -17,20 +17,6 @@
 
 static const char *USAGE = "GX GY BX BY REGS_PAD SPIN_NS REPS";
 
-__device__ static unsigned smid(void)
-{
-    unsigned s;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-    return s;
-}
-
-__device__ static unsigned long long globaltimer(void)
-{
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
 __global__ void recordSm(unsigned *sms, unsigned long long spin_ns, int pad, float *sink)
 {
     /* live registers: pad values kept across the spin */
