@@ -1014,7 +1014,12 @@ static void on_record(void *ctx, const gpu_event *e)
     uint64_t done;
 
     if (m->space == TRACE_SPACE_SHARED) {
-        done = cal1_book(&t->smcal[sm_cal_data(t, sm)], at, e->data_wavefronts) + c->t_smem_cycles - 1u;
+        /* the data stage takes one wavefront a cycle, but each further
+         * wavefront of this access adds smem_wavefront_cycles to its latency
+         * (findings §10: an N-way LDS chain, 22 + 2N) */
+        uint32_t wf = e->data_wavefronts;
+        done = cal1_book(&t->smcal[sm_cal_data(t, sm)], at, wf) + c->t_smem_cycles - 1u +
+               (wf > 1u ? (uint64_t)(c->t_smem_wavefront_cycles - 1u) * (wf - 1u) : 0u);
     } else {
         uint64_t tagged = cal1_book(&t->smcal[sm_cal_tag(t, sm)], at, e->tag_wavefronts);
         uint32_t n_l2 = e->n_l2 < GPU_OBS_MAX_L2 ? e->n_l2 : GPU_OBS_MAX_L2;

@@ -548,7 +548,7 @@ START_TEST(defaults_fill_keys_left_out)
     size_t with_default = 0;
     for (size_t i = 0; i < cfg_key_count(); i++)
         with_default += cfg_key_default(i) != NULL;
-    ck_assert_uint_eq(with_default, 14); /* 10 + gpu.sm_gpc, l2.gpc_partition, timing.lrc_window_cycles and timing.barrier_cycles_per_warp */
+    ck_assert_uint_eq(with_default, 15); /* 10 + gpu.sm_gpc, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp and timing.smem_wavefront_cycles */
 }
 END_TEST
 
@@ -641,7 +641,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 49); /* 34 + the 15 of the optional [timing] */
+    ck_assert_uint_eq(cfg_key_count(), 50); /* 34 + the 16 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');

@@ -152,6 +152,38 @@ START_TEST(a_guarded_load_has_a_destination)
 }
 END_TEST
 
+/* n dependent LDS (LDS R2, [R2]) of one warp, lanes 4 x ways bytes apart:
+ * each an n-way bank conflict, ways wavefronts. */
+static uint64_t lds_chain(uint32_t n, uint32_t ways, uint32_t wavefront_cycles)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_smem_wavefront_cycles = wavefront_cycles;
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    for (uint32_t i = 0; i < n; i++)
+        rig_pc(&r, i, "LDS R2, [R2]");
+    rig_begin(&r);
+    for (uint32_t i = 0; i < n; i++)
+        mem(&r, 0, 0, i, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4 * (int64_t)ways);
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+/* findings §10: an N-way conflicted LDS in a dependent chain takes 2 cycles
+ * more per further wavefront (27 + 2N measured), while the data stage takes
+ * one wavefront a cycle: smem_wavefront_cycles = 2 */
+START_TEST(a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency)
+{
+    ck_assert_uint_eq(lds_chain(1, 1, 2), 24); /* smem_latency_cycles */
+    for (uint32_t ways = 2; ways <= 32; ways *= 2) {
+        ck_assert_uint_eq(lds_chain(9, ways, 2) - lds_chain(9, 1, 2), 9u * 2u * (ways - 1u));
+        /* with 1 (the default) only the data stage's cycle per wavefront */
+        ck_assert_uint_eq(lds_chain(9, ways, 1) - lds_chain(9, 1, 1), 9u * (ways - 1u));
+    }
+}
+END_TEST
+
 /* Independent loads do not wait for each other: two loads of different
  * registers cost one latency, not two. */
 START_TEST(independent_loads_overlap)
@@ -575,6 +607,7 @@ Suite *timing_suite(void)
     tcase_set_timeout(tc, 60); /* each case builds a whole H200; slow under the sanitizers */
     tcase_add_test(tc, a_chain_of_dependent_loads_costs_one_latency_each);
     tcase_add_test(tc, a_guarded_load_has_a_destination);
+    tcase_add_test(tc, a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency);
     tcase_add_test(tc, independent_loads_overlap);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
     tcase_add_test(tc, a_barrier_waits_for_the_last_warp_in_any_replay_order);
