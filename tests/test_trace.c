@@ -1421,7 +1421,7 @@ START_TEST(command_errors_exit_2)
     } cases[] = {
         {0, {NULL}, "gpumemsim: trace: missing subcommand (usage: gpumemsim trace info "
                     "[--allow-incomplete] TRACE... | gpumemsim trace dump [--allow-incomplete] "
-                    "[--binary] [-o FILE] TRACE)\n"},
+                    "[--binary [--zstd-level N]] [-o FILE] TRACE)\n"},
         {1, {"frob"}, "gpumemsim: trace: unknown subcommand frob (expected info, dump, check, synth "
                       "or import)\n"},
         {1, {"info"}, "gpumemsim: trace info: no trace given (usage: gpumemsim trace info "
@@ -1430,8 +1430,15 @@ START_TEST(command_errors_exit_2)
                                 "trace info [--allow-incomplete] TRACE...)\n"},
         {2, {"dump", "x", "--binary"}, NULL},
         {3, {"dump", "a", "b"}, "gpumemsim: trace dump: more than one trace given (a and b; usage: "
-                                "gpumemsim trace dump [--allow-incomplete] [--binary] [-o FILE] "
-                                "TRACE)\n"},
+                                "gpumemsim trace dump [--allow-incomplete] [--binary [--zstd-level N]] "
+                                "[-o FILE] TRACE)\n"},
+        {4, {"dump", "--binary", "--zstd-level", "20"},
+         "gpumemsim: trace dump: --zstd-level: expected a level from 1 to 19, got 20 (usage: gpumemsim "
+         "trace dump [--allow-incomplete] [--binary [--zstd-level N]] [-o FILE] TRACE)\n"},
+        {4, {"dump", "x", "--zstd-level", "5"},
+         "gpumemsim: trace dump: --zstd-level is for --binary output (usage: gpumemsim trace dump "
+         "[--allow-incomplete] [--binary [--zstd-level N]] [-o FILE] TRACE)\n"},
+        {2, {"dump", "--zstd-level"}, NULL},
         {2, {"dump", "-o"}, NULL},
         {2, {"info", "/nonexistent"}, "gpumemsim: /nonexistent: cannot open: No such file or "
                                       "directory\n"},
