@@ -246,18 +246,27 @@ END_TEST
 /* Strided records (the binary form's): closed-form address checks against
  * the full validation, on records that are all base + l * stride; strides of
  * every sign and size, offsets near 2^32 for shared and local. */
+/* and the reader's inline shortcut (trace_mem_strided_plainly_valid) is
+ * never true where it returns an error, and true for many good records; two
+ * kernels: the last warp of a CTA partly (100 threads) and wholly filled (128) */
 START_TEST(validate_strided_equals_validate)
 {
-    trace_kernel k;
-    trace_kernel_init(&k);
-    k.name = k.demangled = (char *)"k";
-    k.grid[0] = 7, k.grid[1] = 3, k.grid[2] = 1;
-    k.block[0] = 100, k.block[1] = 1, k.block[2] = 1;
-    trace_mem_limits lim;
-    trace_mem_limits_of(&k, &lim);
+    trace_kernel ks[2];
+    trace_mem_limits lims[2];
+    for (int i = 0; i < 2; i++) {
+        trace_kernel_init(&ks[i]);
+        ks[i].name = ks[i].demangled = (char *)"k";
+        ks[i].grid[0] = 7, ks[i].grid[1] = 3, ks[i].grid[2] = 1;
+        ks[i].block[0] = i ? 128 : 100, ks[i].block[1] = 1, ks[i].block[2] = 1;
+        trace_mem_limits_of(&ks[i], &lims[i]);
+    }
     uint64_t seed = 4242;
-    int good = 0, bad = 0;
+    int good = 0, bad = 0, plain = 0;
     for (int rep = 0; rep < 200000; rep++) {
+        const trace_kernel *kp = &ks[rep & 1];
+        const trace_mem_limits *lp = &lims[rep & 1];
+#define k (*kp)
+#define lim (*lp)
         uint64_t x = next_rand(&seed), y = next_rand(&seed), z = next_rand(&seed);
         trace_mem m = {0};
         m.kind = (uint8_t)(x % 64u < 60u ? x % 4u : 4u + x % 3u);
@@ -300,13 +309,19 @@ START_TEST(validate_strided_equals_validate)
                       (unsigned long long)base, (unsigned long long)stride, m.space, m.size_bytes,
                       r2, r1, e1.msg);
         ck_assert_str_eq(e1.msg, e2.msg);
+        bool quick = trace_mem_strided_plainly_valid(&lim, &m, base, stride);
+        ck_assert_msg(!quick || r1 == 0, "plainly valid, but: %s", e1.msg);
+        plain += quick;
         if (r1 == 0)
             good++;
         else
             bad++;
+#undef k
+#undef lim
     }
     ck_assert_int_gt(good, 10000);
     ck_assert_int_gt(bad, 10000);
+    ck_assert_int_gt(plain, good / 3); /* 10,692 of 22,028 good ones */
 }
 END_TEST
 
@@ -314,6 +329,29 @@ END_TEST
  * stride recovered from the lanes): the same counts, record after record, on
  * random strided records of every space, kind and size, whole and partial
  * warps, strides of powers of two, others, negative and zero. */
+/* The decoder's AVX2 expansion of a whole warp's stride (used where the CPU
+ * has AVX2) writes the same 32 lanes as the baseline one, for strides of
+ * every sign and size, wrapping past 2^64 included. */
+START_TEST(expand_stride_avx2_equals_baseline)
+{
+#if TRACE_AVX2_BUILDS
+    if (!trace_cpu_has_avx2())
+        return;
+    uint64_t seed = 99;
+    for (int rep = 0; rep < 100000; rep++) {
+        uint64_t base = next_rand(&seed), r = next_rand(&seed);
+        uint64_t stride = r % 4u == 0 ? r : r % 4u == 1 ? (r >> 40) : r % 4u == 2 ? 0 - (r >> 50) : 0;
+        trace_mem a = {.active_mask = TRACE_FULL_MASK}, b = a;
+        memset(b.addr, 0xa5, sizeof b.addr);
+        trace_mem_expand_stride(&a, base, stride);
+        trace_mem_expand_stride_full_avx2(b.addr, base, stride);
+        ck_assert_msg(memcmp(a.addr, b.addr, sizeof a.addr) == 0,
+                      "base 0x%llx stride 0x%llx", (unsigned long long)base, (unsigned long long)stride);
+    }
+#endif
+}
+END_TEST
+
 START_TEST(gpu_mem_strided_equals_gpu_mem)
 {
     static const char *const configs[] = {"configs/h200.ini", "configs/k20c.ini"};
@@ -875,6 +913,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, validate_limits_equals_validate);
     tcase_add_test(tc, validate_strided_equals_validate);
+    tcase_add_test(tc, expand_stride_avx2_equals_baseline);
     tcase_add_test(tc, gpu_mem_strided_equals_gpu_mem);
     tcase_add_test(tc, l2_hints_change_no_count);
     tcase_add_test(tc, read_ahead_changes_no_count);
