@@ -156,7 +156,11 @@ void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t ta
             send_entry(w, e, find_slot(w, e->cta, e->warp, hash32(e->cta, e->warp)));
             s = find_slot(w, cta, warp, h32); /* the deletion may have moved slots */
         }
-        *e = (entry){.cta = cta, .warp = warp};
+        /* the key and an empty line list; lines past n_lines are never read
+         * (each is written whole when added), so they are not cleared */
+        e->cta = cta;
+        e->warp = warp;
+        e->n_lines = 0;
         w->index[s] = (index_slot){.hash = h32, .ring1 = ri + 1u};
     }
     e->sm = sm;
