@@ -96,6 +96,10 @@ struct gpu {
     uint32_t slot_mask;
     uint32_t last_pc, last_idx;
     bool have_last;
+    /* a record's own SM is taken when below this: cfg.sm_count when
+     * info.trace_sms, else 0 (sm_of: one compare; a negative sm, unknown,
+     * is above any count as unsigned) */
+    uint32_t trace_sm_limit;
     bool sorted;
 
     wcomb *wc;                /* stores on their way to L2 */
@@ -459,6 +463,7 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
     g->info.carveout_kib = carveout_kib;
     g->info.l1_kib = l1_kib;
     g->info.trace_sms = c->cta_placement == CFG_PLACE_TRACE && trace_sm_count == c->sm_count;
+    g->trace_sm_limit = g->info.trace_sms ? c->sm_count : 0u;
     g->warps_per_cta = (uint32_t)warps;
 
     uint32_t l1_bytes = l1_kib * 1024u;
@@ -512,12 +517,13 @@ const gpu_pc_stats *gpu_pc_breakdown(const gpu *g, uint32_t *n)
 
 static uint32_t sm_of(const gpu *g, uint32_t cta, int32_t sm)
 {
-    if (g->info.trace_sms && sm >= 0 && (uint32_t)sm < g->cfg.sm_count)
+    if ((uint32_t)sm < g->trace_sm_limit)
         return (uint32_t)sm;
     return cta % g->cfg.sm_count;
 }
 
-void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
+/* gpu_count_instruction's body, inline in mem_record (every record). */
+static inline void count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
 {
     if (kind != GPU_INST_PLAIN && m->space == TRACE_SPACE_SHARED && !(m->flags & TRACE_MEM_GENERIC)) {
         s->v[kind == GPU_INST_LDSM ? STAT_INST_LDSM : STAT_INST_STSM]++;
@@ -544,6 +550,11 @@ void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
                                STAT_INST_LOCAL_LD},
     };
     s->v[by_space[m->space][m->kind]]++;
+}
+
+void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
+{
+    count_instruction(m, kind, s);
 }
 
 static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, uint32_t pc_flags, stats *s)
@@ -846,7 +857,7 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     p->executions += !((m->flags & TRACE_MEM_LDGSTS) && m->space == TRACE_SPACE_SHARED);
     stats *s = &p->s;
     uint32_t pc_flags = g->n_special ? special_flags(g, m->pc) : 0u;
-    gpu_count_instruction(m, pc_flags & PC_LDSM ? GPU_INST_LDSM : pc_flags & PC_STSM ? GPU_INST_STSM : GPU_INST_PLAIN, s);
+    count_instruction(m, pc_flags & PC_LDSM ? GPU_INST_LDSM : pc_flags & PC_STSM ? GPU_INST_STSM : GPU_INST_PLAIN, s);
     uint32_t sm = sm_of(g, m->cta, m->sm);
     bool plain_store = m->kind == TRACE_KIND_ST && m->space != TRACE_SPACE_SHARED;
     if (!plain_store)
