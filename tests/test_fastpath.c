@@ -649,6 +649,56 @@ END_TEST
 
 /* ---- the AVX2 builds of l1_load and l1_store equal the baseline's ------------ */
 
+/* The L1's hint memo (l1_prefetch keeps a line's set for the lookup that
+ * follows): two L1s take the same loads and stores, one also hints, for the
+ * line about to come or one of the last few, lines whose low bits collide in
+ * the memo (a memo that skipped its line check would use another line's set):
+ * the same misses and counts after every call, XOR-hashed sets and linear. */
+START_TEST(l1_hints_change_no_count)
+{
+    uint64_t seed = 7;
+    for (int linear = 0; linear < 2; linear++) {
+        cfg_gpu cfg;
+        test_cfg_h200(&cfg);
+        cfg.l1_sets = 32;
+        cfg.l1_unified_kib = 32; /* 8 ways: evictions */
+        cfg.l1_set_index = linear ? CFG_INDEX_LINEAR : cfg.l1_set_index;
+        l1 *hinted = l1_create(&cfg), *plain = l1_create(&cfg);
+        l1_reset(hinted, 32 * 1024);
+        l1_reset(plain, 32 * 1024);
+        uint64_t ahead[8] = {0};
+        static coal_result r;
+        for (int op = 0; op < 100000; op++) {
+            uint64_t x = next_rand(&seed);
+            memset(&r, 0, sizeof r);
+            r.n_lines = 1u + (uint32_t)(x % 3u);
+            for (uint32_t i = 0; i < r.n_lines; i++) {
+                /* lines 8 apart share a memo slot; a few hundred in all */
+                r.lines[i].line = i * 1024u + ((x >> 4) % 64u) * 8u + (x >> 12) % 3u;
+                r.lines[i].sector_mask = 1u + (uint32_t)((x >> 16) % 15u);
+                for (uint32_t k = 0; k < 4; k++)
+                    r.lines[i].byte_mask[k] = 0xffffffffu;
+            }
+            ahead[op % 8] = r.lines[0].line;
+            l1_prefetch(hinted, (x >> 24) % 2u ? r.lines[0].line : ahead[(x >> 25) % 8u]);
+            uint32_t ha, ma, hb, mb;
+            if ((x >> 30) % 4u == 0) {
+                l1_store(hinted, &r, CFG_L1_STORES_UPDATE, &ha, &ma);
+                l1_store(plain, &r, CFG_L1_STORES_UPDATE, &hb, &mb);
+            } else {
+                uint32_t miss_a[COAL_MAX_LINES], miss_b[COAL_MAX_LINES];
+                l1_load(hinted, &r, L1_LOAD_CACHE, miss_a, &ha, &ma);
+                l1_load(plain, &r, L1_LOAD_CACHE, miss_b, &hb, &mb);
+                ck_assert_int_eq(memcmp(miss_a, miss_b, r.n_lines * sizeof miss_a[0]), 0);
+            }
+            ck_assert_msg(ha == hb && ma == mb, "op %d: hits %u/%u misses %u/%u", op, ha, hb, ma, mb);
+        }
+        l1_destroy(hinted);
+        l1_destroy(plain);
+    }
+}
+END_TEST
+
 START_TEST(l1_avx2_equals_baseline)
 {
     /* Two L1s take the same loads and stores, one by the baseline code and
@@ -909,6 +959,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, popcount_table_equals_bit_count);
     tcase_add_test(tc, lru_list_equals_stamp_scan);
     tcase_add_test(tc, l1_avx2_equals_baseline);
+    tcase_add_test(tc, l1_hints_change_no_count);
     tcase_add_test(tc, l2_avx2_equals_baseline);
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, validate_limits_equals_validate);
