@@ -113,6 +113,10 @@ struct gpu {
     gpu_observer obs;
     bool observing;
     uint32_t obs_n;
+    /* data-stage wavefronts of the current record: what do_shared, do_global
+     * and do_local add to the data wavefront counters (added always, read
+     * and reset only while observing) */
+    uint32_t obs_data_wf;
     gpu_l2_req obs_l2[GPU_OBS_MAX_L2];
 
     /* scratch for one record: no allocation per access */
@@ -146,18 +150,21 @@ static gpu_l2_req obs_req(const stats *s, const obs_snap *before, gpu_l2_op op, 
                         .op = (uint8_t)op, .far = after.fabric != before->fabric};
 }
 
-/* Keep a request of the current record; past GPU_OBS_MAX_L2 fold it into the last. */
-static void obs_keep(gpu *g, const gpu_l2_req *r)
+/* Keep a request of the current record (obs_req's), written in its slot;
+ * past GPU_OBS_MAX_L2 fold it into the last. */
+static void obs_keep(gpu *g, const stats *s, const obs_snap *before, gpu_l2_op op, uint64_t line,
+                     uint32_t mask)
 {
     if (g->obs_n < GPU_OBS_MAX_L2) {
-        g->obs_l2[g->obs_n++] = *r;
+        g->obs_l2[g->obs_n++] = obs_req(s, before, op, line, mask);
         return;
     }
+    gpu_l2_req r = obs_req(s, before, op, line, mask);
     gpu_l2_req *last = &g->obs_l2[GPU_OBS_MAX_L2 - 1u];
-    last->sectors += r->sectors;
-    last->hit_sectors += r->hit_sectors;
-    last->dram_sectors += r->dram_sectors;
-    last->far |= r->far;
+    last->sectors += r.sectors;
+    last->hit_sectors += r.hit_sectors;
+    last->dram_sectors += r.dram_sectors;
+    last->far |= r.far;
 }
 
 void gpu_set_observer(gpu *g, const gpu_observer *o)
@@ -587,6 +594,7 @@ static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, uint32
         s->v[STAT_SMEM_WF_LD] += c.wavefronts;
         s->v[STAT_SMEM_BC_LD] += bc;
     }
+    g->obs_data_wf += c.wavefronts;
     s->v[STAT_SMEM_WF_IDEAL] += c.ideal;
 }
 
@@ -652,10 +660,8 @@ static uint32_t load_lines(gpu *g, uint32_t sm, l1_load_mode mode, uint32_t *hit
             if (g->observing)
                 obs_take(s, &before);
             l2_read(g->l2, part, g->res.lines[i].line, g->miss_mask[i], s);
-            if (g->observing) {
-                gpu_l2_req r = obs_req(s, &before, GPU_L2_READ, g->res.lines[i].line, g->miss_mask[i]);
-                obs_keep(g, &r);
-            }
+            if (g->observing)
+                obs_keep(g, s, &before, GPU_L2_READ, g->res.lines[i].line, g->miss_mask[i]);
         }
     }
     return misses;
@@ -685,7 +691,8 @@ static uint32_t lane_chunks(gpu *g, const trace_mem *m)
 static void source_global_sectors(gpu *g, const trace_mem *m, stats *s)
 {
     uint32_t sect = g->geom.sector_bytes;
-    uint32_t need = (cache_popcount(m->active_mask) * m->size_bytes + sect - 1u) / sect;
+    uint32_t lanes = m->active_mask == TRACE_FULL_MASK ? TRACE_WARP_LANES : cache_popcount(m->active_mask);
+    uint32_t need = (lanes * m->size_bytes + sect - 1u) / sect;
     s->v[STAT_SRC_TAG_REQ_GLOBAL] += g->res.n_lines;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += g->res.n_sectors;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL_IDEAL] += min_u32(need, g->res.n_sectors);
@@ -735,11 +742,9 @@ static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
             if (g->observing)
                 obs_take(s, &before);
             l2_atomic(g->l2, part, g->res.lines[i].line, g->res.lines[i].sector_mask, red, s);
-            if (g->observing) {
-                gpu_l2_req q = obs_req(s, &before, GPU_L2_ATOMIC, g->res.lines[i].line,
-                                       g->res.lines[i].sector_mask);
-                obs_keep(g, &q);
-            }
+            if (g->observing)
+                obs_keep(g, s, &before, GPU_L2_ATOMIC, g->res.lines[i].line,
+                         g->res.lines[i].sector_mask);
         }
     }
 }
@@ -815,6 +820,7 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32
         ideal = tag_wf;
     s->v[STAT_L1_DATA_WF_GLOBAL_LD] += c.wavefronts;
     s->v[STAT_L1_DATA_BC_GLOBAL_LD] += c.wavefronts > ideal ? c.wavefronts - ideal : 0;
+    g->obs_data_wf += c.wavefronts;
 }
 
 static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
@@ -845,6 +851,7 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     for (uint32_t k = 0; k < words; k++) {
         smem_cost c = smem_cost_chunks(&g->banks, g->chunks + k * per_word, per_word, lpp, false);
         s->v[STAT_L1_DATA_WF_GLOBAL_LD] += c.wavefronts;
+        g->obs_data_wf += c.wavefronts;
     }
 }
 
@@ -862,11 +869,9 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     bool plain_store = m->kind == TRACE_KIND_ST && m->space != TRACE_SPACE_SHARED;
     if (!plain_store)
         wcomb_end_run(g->wc, m->cta, m->warp);
-    uint64_t data_before = 0;
     if (g->observing) {
         g->obs_n = 0;
-        data_before = s->v[STAT_L1_DATA_WF_GLOBAL_LD] + s->v[STAT_SMEM_WF_LD] + s->v[STAT_SMEM_WF_ST] +
-                      s->v[STAT_SMEM_WF_ATOM] + s->v[STAT_SMEM_WF_LDGSTS];
+        g->obs_data_wf = 0;
     }
     switch ((trace_space)m->space) {
     case TRACE_SPACE_SHARED:
@@ -883,14 +888,14 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     }
     if (g->observing && g->obs.record) {
         uint32_t tpc = g->cfg.l1_tags_per_cycle;
-        gpu_event e = {.m = m, .sm = sm, .n_l2 = g->obs_n, .l2 = g->obs_l2};
-        if (m->space != TRACE_SPACE_SHARED) {
-            e.tag_wavefronts = (g->res.n_lines + tpc - 1u) / tpc;
-            e.lines = &g->res;
-        }
-        e.data_wavefronts = (uint32_t)(s->v[STAT_L1_DATA_WF_GLOBAL_LD] + s->v[STAT_SMEM_WF_LD] +
-                                       s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM] +
-                                       s->v[STAT_SMEM_WF_LDGSTS] - data_before);
+        bool shared = m->space == TRACE_SPACE_SHARED; /* no tag stage, no lines */
+        gpu_event e = {.m = m,
+                       .sm = sm,
+                       .tag_wavefronts = shared ? 0u : (g->res.n_lines + tpc - 1u) / tpc,
+                       .data_wavefronts = g->obs_data_wf,
+                       .n_l2 = g->obs_n,
+                       .l2 = g->obs_l2,
+                       .lines = shared ? NULL : &g->res};
         g->obs.record(g->obs.ctx, &e);
     }
 }
