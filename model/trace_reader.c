@@ -497,22 +497,36 @@ const char *trace_reader_path(const trace_reader *r)
     return r->path;
 }
 
-int trace_reader_next(trace_reader *r, trace_event *ev, err_info *err)
+/* Everything but the hot path's good records: its failures (failed < 0,
+ * the message set), the record state machine. Out of line, so that the hot
+ * path saves no registers for it. */
+static __attribute__((noinline)) int next_slow(trace_reader *r, trace_event *ev, err_info *err,
+                                               int failed)
 {
+    if (failed < 0)
+        return sticky(r, err, -1);
     if (r->failed) {
         err_set(err, "%s", r->failed_msg);
         return -1;
     }
     if (r->state == TRACE_RD_DONE)
         return 0;
+    return sticky(r, err, step(r, ev, err));
+}
+
+int trace_reader_next(trace_reader *r, trace_event *ev, err_info *err)
+{
     /* the hot path: a binary memory record inside a kernel, decoded and
      * validated without the record state machine (step would do the same) */
-    if (r->state == TRACE_RD_BODY && r->format == TRACE_FORMAT_BINARY && !r->has_pending) {
+    if (r->state == TRACE_RD_BODY && r->format == TRACE_FORMAT_BINARY && !r->has_pending &&
+        !r->failed) {
         int rc = trace_bin_dec_next_mem(r, ev, err);
-        if (rc != 0)
-            return sticky(r, err, rc < 0 ? -1 : accept_mem(r, ev, err));
+        if (rc > 0 && (rc = accept_mem(r, ev, err)) > 0)
+            return rc;
+        if (rc < 0)
+            return next_slow(r, ev, err, -1);
     }
-    return sticky(r, err, step(r, ev, err));
+    return next_slow(r, ev, err, 0);
 }
 
 uint32_t trace_reader_kernels(const trace_reader *r)
