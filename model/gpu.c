@@ -688,7 +688,8 @@ static uint32_t lane_chunks(gpu *g, const trace_mem *m)
  * if they were contiguous and aligned, never more than are touched (so lanes
  * that share an address cost one sector, as measured for same-address
  * reductions and the broadcast loads of matrixMul_naive). */
-static void source_global_sectors(gpu *g, const trace_mem *m, stats *s)
+__attribute__((always_inline)) static inline void source_global_sectors(gpu *g, const trace_mem *m,
+                                                                        stats *s)
 {
     uint32_t sect = g->geom.sector_bytes;
     uint32_t lanes = m->active_mask == TRACE_FULL_MASK ? TRACE_WARP_LANES : cache_popcount(m->active_mask);
