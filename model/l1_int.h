@@ -114,10 +114,18 @@ static inline CACHE_ALWAYS_INLINE void l1_store_lines(l1 *c, const coal_result *
             if (way < 0)
                 continue; /* no L1 capacity this kernel */
         }
+        /* sectors written whole are filled at once (what adding all their
+         * bytes does; a fill and an add change only their own sectors' bits) */
+        uint32_t whole = 0;
         for (uint32_t m = ln->sector_mask; m; m &= m - 1u) {
             uint32_t s = (uint32_t)__builtin_ctz(m);
-            cache_view_add_bytes(c->tags, &v, way, s, ln->byte_mask[s]);
+            if (ln->byte_mask[s] == c->tags->full_bytes)
+                whole |= 1u << s;
+            else
+                cache_view_add_bytes(c->tags, &v, way, s, ln->byte_mask[s]);
         }
+        if (whole)
+            cache_view_fill(&v, way, whole);
     }
     *hit_sectors = hits;
     *miss_sectors = misses;

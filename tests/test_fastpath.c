@@ -654,6 +654,56 @@ END_TEST
  * line about to come or one of the last few, lines whose low bits collide in
  * the memo (a memo that skipped its line check would use another line's set):
  * the same misses and counts after every call, XOR-hashed sets and linear. */
+/* The L1 store and the L2 write fill the sectors a store leaves whole with
+ * one cache_view_fill instead of adding each one's bytes (the L1) or a fill
+ * per sector (the L2); what that rests on: on a way in any state (sectors
+ * whole, partly valid, absent), filling a set of sectors at once leaves the
+ * same state as adding all the bytes of each, one sector after the other.
+ * Two caches take the same random history; one of them fills, the other adds. */
+START_TEST(whole_sector_fill_equals_adding_its_bytes)
+{
+    cache *a = cache_create(1, 4, 4, 32, CFG_INDEX_LINEAR), *b = cache_create(1, 4, 4, 32, CFG_INDEX_LINEAR);
+    for (uint64_t line = 0; line < 4; line++) {
+        ck_assert_int_eq(cache_alloc(a, 0, line, false, NULL), (int)line);
+        ck_assert_int_eq(cache_alloc(b, 0, line, false, NULL), (int)line);
+    }
+    uint64_t seed = 5;
+    int fills = 0;
+    for (int op = 0; op < 200000; op++) {
+        uint64_t x = next_rand(&seed);
+        int way = (int)(x % 4u);
+        uint32_t sector = (uint32_t)(x >> 2) % 4u, mask = (uint32_t)(x >> 4) % 16u;
+        uint32_t bytes = (x >> 8) % 4u == 0 ? 0xffffffffu : (uint32_t)(x >> 16) & (uint32_t)(x >> 40);
+        switch ((x >> 60) % 4u) {
+        case 0:
+        case 1: /* a partial (or whole) write of one sector, the same on both */
+            cache_add_bytes(a, 0, way, sector, bytes);
+            cache_add_bytes(b, 0, way, sector, bytes);
+            break;
+        case 2:
+            cache_invalidate_sectors(a, 0, way, mask);
+            cache_invalidate_sectors(b, 0, way, mask);
+            break;
+        default: /* sectors written whole: one fill, or their bytes added */
+            cache_fill(a, 0, way, mask);
+            for (uint32_t m = mask; m; m &= m - 1u)
+                cache_add_bytes(b, 0, way, (uint32_t)__builtin_ctz(m), 0xffffffffu);
+            fills++;
+            break;
+        }
+        for (int w = 0; w < 4; w++) {
+            ck_assert_uint_eq(cache_full(a, 0, w), cache_full(b, 0, w));
+            ck_assert_uint_eq(cache_present(a, 0, w), cache_present(b, 0, w));
+            for (uint32_t k = 0; k < 4; k++)
+                ck_assert_uint_eq(cache_valid_bytes(a, 0, w, k), cache_valid_bytes(b, 0, w, k));
+        }
+    }
+    ck_assert_int_gt(fills, 10000);
+    cache_destroy(a);
+    cache_destroy(b);
+}
+END_TEST
+
 START_TEST(l1_hints_change_no_count)
 {
     uint64_t seed = 7;
@@ -960,6 +1010,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, lru_list_equals_stamp_scan);
     tcase_add_test(tc, l1_avx2_equals_baseline);
     tcase_add_test(tc, l1_hints_change_no_count);
+    tcase_add_test(tc, whole_sector_fill_equals_adding_its_bytes);
     tcase_add_test(tc, l2_avx2_equals_baseline);
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, validate_limits_equals_validate);
