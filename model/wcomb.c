@@ -170,11 +170,14 @@ void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t ta
         for (uint32_t j = 0; j < e->n_lines && !p; j++)
             if (e->lines[j].line == ln->line)
                 p = &e->lines[j];
-        if (!p) {
+        if (!p) { /* a new line: its masks are the store's */
             if (e->n_lines == WCOMB_LINES)
                 send_lines_keep(w, e); /* the entry stays, empty of lines */
             p = &e->lines[e->n_lines++];
-            *p = (wcomb_line){.line = ln->line};
+            p->line = ln->line;
+            p->sector_mask = ln->sector_mask;
+            memcpy(p->byte_mask, ln->byte_mask, sizeof p->byte_mask);
+            continue;
         }
         p->sector_mask |= ln->sector_mask;
         for (uint32_t k = 0; k < COAL_MAX_SECTORS_PER_LINE; k++)
