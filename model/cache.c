@@ -105,7 +105,8 @@ cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
     /* the whole block when it is a few cache lines (the L2's 20 ways: 5);
      * else all but the tags, of which a lookup reads one (the L1's 64
      * ways: 7 of 15 lines) */
-    c->prefetch_bytes = c->block_bytes <= 384u ? c->block_bytes : c->tag_offset;
+    size_t prefetch_bytes = c->block_bytes <= 384u ? c->block_bytes : c->tag_offset;
+    c->prefetch_lines = (prefetch_bytes + 63u) / 64u;
     /* zeroed: every block's epoch 0 differs from the cache's, all sets empty */
     c->blocks = alloc_blocks((size_t)sets * c->block_bytes, 64, true);
     c->bytes = alloc_blocks((size_t)sets * max_ways * sizeof *c->bytes, 64, false);
@@ -232,7 +233,7 @@ void cache_prefetch(const cache *c, uint32_t set)
     const unsigned char *b = c->blocks + (size_t)set * c->block_bytes;
     /* unrolled (a loop step cost three times its prefetch): blocks up to
      * 9 lines, the L1's and L2's, take one straight run */
-    size_t lines = (c->prefetch_bytes + 63u) / 64u;
+    size_t lines = c->prefetch_lines;
     switch (lines) {
     default:
         for (size_t i = 9; i < lines; i++)

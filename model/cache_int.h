@@ -76,7 +76,7 @@ struct cache {
     size_t next_offset;
     size_t tag_offset;
     size_t aux_offset;
-    size_t prefetch_bytes;    /* leading bytes of a block that cache_prefetch loads */
+    size_t prefetch_lines;    /* leading 64-byte lines of a block that cache_prefetch loads */
     unsigned char *blocks;    /* [sets] set blocks */
     way_bytes *bytes;         /* [sets * max_ways] */
 };

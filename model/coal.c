@@ -33,6 +33,12 @@ void coal_geom_init(coal_geom *g, uint32_t line_bytes, uint32_t sector_bytes)
     g->sector_shift = log2_exact(sector_bytes);
     g->sectors_per_line = line_bytes / sector_bytes;
     assert(g->sectors_per_line <= COAL_MAX_SECTORS_PER_LINE);
+    /* coal_affine's whole-line warp (coal.h): 32-byte sectors (a lane of up
+     * to 32 bytes lies in one), lines of at most 4 of them */
+    g->whole_line_ok = sector_bytes == 32u && line_bytes <= 128u;
+    g->whole_sector_mask = (1u << g->sectors_per_line) - 1u;
+    for (uint32_t s = 0; s < COAL_MAX_SECTORS_PER_LINE; s++)
+        g->whole_byte_mask[s] = s < g->sectors_per_line ? ~0u : 0u;
 }
 
 /* Lines past this many are found through a hash table: a 32-line gather
@@ -118,26 +124,10 @@ void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_res
     out->n_sectors = n_sectors;
 }
 
-bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size, uint32_t n,
-                 coal_result *out)
+bool coal_affine_other(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size,
+                       uint32_t n, coal_result *out)
 {
     const uint32_t sb = g->sector_bytes;
-    if (stride == size && (a0 & (g->line_bytes - 1u)) == 0 && (uint64_t)n * size == g->line_bytes &&
-        sb == 32u && g->line_bytes <= 128u && size <= sb && (size & (size - 1u)) == 0) {
-        /* the commonest warp of all (32 lanes of 4 bytes at an aligned line):
-         * every sector of one line, whole */
-        coal_line *cl = &out->lines[0];
-        cl->line = a0 >> g->line_shift;
-        cl->sector_mask = (1u << g->sectors_per_line) - 1u;
-        _Static_assert(COAL_MAX_SECTORS_PER_LINE == 4, "four sector masks");
-        cl->byte_mask[0] = ~0u;
-        cl->byte_mask[1] = g->sectors_per_line > 1u ? ~0u : 0u;
-        cl->byte_mask[2] = g->sectors_per_line > 2u ? ~0u : 0u;
-        cl->byte_mask[3] = g->sectors_per_line > 3u ? ~0u : 0u;
-        out->n_lines = 1;
-        out->n_sectors = g->sectors_per_line;
-        return true;
-    }
     if (n == 0 || n > COAL_MAX_CHUNKS || size == 0 || size > sb || (size & (size - 1u)) ||
         (a0 & (size - 1u)) || (stride & (stride - 1u)) || (stride != 0 && stride < size) ||
         stride > ((uint64_t)1 << 56) || a0 > UINT64_MAX - (uint64_t)(n - 1u) * stride)

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #define COAL_MAX_SECTORS_PER_LINE 4u  /* line_bytes / sector_bytes: 128 / 32 */
 #define COAL_MAX_CHUNKS 128u          /* 32 lanes x 4 words (a 16-byte local access) */
@@ -49,6 +50,12 @@ typedef struct coal_geom {
     uint32_t line_shift;
     uint32_t sector_shift;
     uint32_t sectors_per_line;
+    /* coal_affine's commonest warp (lanes of 1-32 bytes filling one aligned
+     * line): possible at all (32-byte sectors, lines <= 128 bytes), and its
+     * line's masks, every sector whole */
+    bool whole_line_ok;
+    uint32_t whole_sector_mask;
+    uint32_t whole_byte_mask[COAL_MAX_SECTORS_PER_LINE];
 } coal_geom;
 
 /* line_bytes and sector_bytes are powers of two, sector_bytes <= 32 and
@@ -64,8 +71,29 @@ void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_res
  * Applies when stride is 0 or a power of two (>= size), a0 is aligned to
  * size (<= sector_bytes) and the last address does not wrap; returns false,
  * leaving *out undefined, otherwise. */
-bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size, uint32_t n,
-                 coal_result *out);
+static inline bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size,
+                               uint32_t n, coal_result *out);
+/* coal_affine but for the warps that fill one aligned line, which it answers inline. */
+bool coal_affine_other(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size,
+                       uint32_t n, coal_result *out);
+
+static inline bool coal_affine(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size,
+                               uint32_t n, coal_result *out)
+{
+    if (g->whole_line_ok && stride == size && (uint64_t)n * size == g->line_bytes &&
+        (a0 & (g->line_bytes - 1u)) == 0 && size <= 32u && (size & (size - 1u)) == 0) {
+        /* the commonest warp of all (32 lanes of 4 bytes at an aligned line):
+         * every sector of one line, whole */
+        coal_line *cl = &out->lines[0];
+        cl->line = a0 >> g->line_shift;
+        cl->sector_mask = g->whole_sector_mask;
+        memcpy(cl->byte_mask, g->whole_byte_mask, sizeof cl->byte_mask);
+        out->n_lines = 1;
+        out->n_sectors = g->sectors_per_line;
+        return true;
+    }
+    return coal_affine_other(g, a0, stride, size, n, out);
+}
 
 /* The byte mask of `bytes` bytes starting at offset `off` in a sector. */
 static inline uint32_t coal_byte_mask(uint32_t off, uint32_t bytes)

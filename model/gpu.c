@@ -96,6 +96,10 @@ struct gpu {
     uint32_t slot_mask;
     uint32_t last_pc, last_idx;
     bool have_last;
+    /* a record's own SM is taken when below this: cfg.sm_count when
+     * info.trace_sms, else 0 (sm_of: one compare; a negative sm, unknown,
+     * is above any count as unsigned) */
+    uint32_t trace_sm_limit;
     bool sorted;
 
     wcomb *wc;                /* stores on their way to L2 */
@@ -109,6 +113,10 @@ struct gpu {
     gpu_observer obs;
     bool observing;
     uint32_t obs_n;
+    /* data-stage wavefronts of the current record: what do_shared, do_global
+     * and do_local add to the data wavefront counters (added always, read
+     * and reset only while observing) */
+    uint32_t obs_data_wf;
     gpu_l2_req obs_l2[GPU_OBS_MAX_L2];
 
     /* scratch for one record: no allocation per access */
@@ -142,18 +150,21 @@ static gpu_l2_req obs_req(const stats *s, const obs_snap *before, gpu_l2_op op, 
                         .op = (uint8_t)op, .far = after.fabric != before->fabric};
 }
 
-/* Keep a request of the current record; past GPU_OBS_MAX_L2 fold it into the last. */
-static void obs_keep(gpu *g, const gpu_l2_req *r)
+/* Keep a request of the current record (obs_req's), written in its slot;
+ * past GPU_OBS_MAX_L2 fold it into the last. */
+static void obs_keep(gpu *g, const stats *s, const obs_snap *before, gpu_l2_op op, uint64_t line,
+                     uint32_t mask)
 {
     if (g->obs_n < GPU_OBS_MAX_L2) {
-        g->obs_l2[g->obs_n++] = *r;
+        g->obs_l2[g->obs_n++] = obs_req(s, before, op, line, mask);
         return;
     }
+    gpu_l2_req r = obs_req(s, before, op, line, mask);
     gpu_l2_req *last = &g->obs_l2[GPU_OBS_MAX_L2 - 1u];
-    last->sectors += r->sectors;
-    last->hit_sectors += r->hit_sectors;
-    last->dram_sectors += r->dram_sectors;
-    last->far |= r->far;
+    last->sectors += r.sectors;
+    last->hit_sectors += r.hit_sectors;
+    last->dram_sectors += r.dram_sectors;
+    last->far |= r.far;
 }
 
 void gpu_set_observer(gpu *g, const gpu_observer *o)
@@ -459,6 +470,7 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
     g->info.carveout_kib = carveout_kib;
     g->info.l1_kib = l1_kib;
     g->info.trace_sms = c->cta_placement == CFG_PLACE_TRACE && trace_sm_count == c->sm_count;
+    g->trace_sm_limit = g->info.trace_sms ? c->sm_count : 0u;
     g->warps_per_cta = (uint32_t)warps;
 
     uint32_t l1_bytes = l1_kib * 1024u;
@@ -512,12 +524,13 @@ const gpu_pc_stats *gpu_pc_breakdown(const gpu *g, uint32_t *n)
 
 static uint32_t sm_of(const gpu *g, uint32_t cta, int32_t sm)
 {
-    if (g->info.trace_sms && sm >= 0 && (uint32_t)sm < g->cfg.sm_count)
+    if ((uint32_t)sm < g->trace_sm_limit)
         return (uint32_t)sm;
     return cta % g->cfg.sm_count;
 }
 
-void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
+/* gpu_count_instruction's body, inline in mem_record (every record). */
+static inline void count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
 {
     if (kind != GPU_INST_PLAIN && m->space == TRACE_SPACE_SHARED && !(m->flags & TRACE_MEM_GENERIC)) {
         s->v[kind == GPU_INST_LDSM ? STAT_INST_LDSM : STAT_INST_STSM]++;
@@ -544,6 +557,11 @@ void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
                                STAT_INST_LOCAL_LD},
     };
     s->v[by_space[m->space][m->kind]]++;
+}
+
+void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
+{
+    count_instruction(m, kind, s);
 }
 
 static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, uint32_t pc_flags, stats *s)
@@ -576,6 +594,7 @@ static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, uint32
         s->v[STAT_SMEM_WF_LD] += c.wavefronts;
         s->v[STAT_SMEM_BC_LD] += bc;
     }
+    g->obs_data_wf += c.wavefronts;
     s->v[STAT_SMEM_WF_IDEAL] += c.ideal;
 }
 
@@ -641,10 +660,8 @@ static uint32_t load_lines(gpu *g, uint32_t sm, l1_load_mode mode, uint32_t *hit
             if (g->observing)
                 obs_take(s, &before);
             l2_read(g->l2, part, g->res.lines[i].line, g->miss_mask[i], s);
-            if (g->observing) {
-                gpu_l2_req r = obs_req(s, &before, GPU_L2_READ, g->res.lines[i].line, g->miss_mask[i]);
-                obs_keep(g, &r);
-            }
+            if (g->observing)
+                obs_keep(g, s, &before, GPU_L2_READ, g->res.lines[i].line, g->miss_mask[i]);
         }
     }
     return misses;
@@ -671,10 +688,12 @@ static uint32_t lane_chunks(gpu *g, const trace_mem *m)
  * if they were contiguous and aligned, never more than are touched (so lanes
  * that share an address cost one sector, as measured for same-address
  * reductions and the broadcast loads of matrixMul_naive). */
-static void source_global_sectors(gpu *g, const trace_mem *m, stats *s)
+__attribute__((always_inline)) static inline void source_global_sectors(gpu *g, const trace_mem *m,
+                                                                        stats *s)
 {
     uint32_t sect = g->geom.sector_bytes;
-    uint32_t need = (cache_popcount(m->active_mask) * m->size_bytes + sect - 1u) / sect;
+    uint32_t lanes = m->active_mask == TRACE_FULL_MASK ? TRACE_WARP_LANES : cache_popcount(m->active_mask);
+    uint32_t need = (lanes * m->size_bytes + sect - 1u) / sect;
     s->v[STAT_SRC_TAG_REQ_GLOBAL] += g->res.n_lines;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += g->res.n_sectors;
     s->v[STAT_SRC_L2_THEO_SECT_GLOBAL_IDEAL] += min_u32(need, g->res.n_sectors);
@@ -724,11 +743,9 @@ static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
             if (g->observing)
                 obs_take(s, &before);
             l2_atomic(g->l2, part, g->res.lines[i].line, g->res.lines[i].sector_mask, red, s);
-            if (g->observing) {
-                gpu_l2_req q = obs_req(s, &before, GPU_L2_ATOMIC, g->res.lines[i].line,
-                                       g->res.lines[i].sector_mask);
-                obs_keep(g, &q);
-            }
+            if (g->observing)
+                obs_keep(g, s, &before, GPU_L2_ATOMIC, g->res.lines[i].line,
+                         g->res.lines[i].sector_mask);
         }
     }
 }
@@ -804,6 +821,7 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32
         ideal = tag_wf;
     s->v[STAT_L1_DATA_WF_GLOBAL_LD] += c.wavefronts;
     s->v[STAT_L1_DATA_BC_GLOBAL_LD] += c.wavefronts > ideal ? c.wavefronts - ideal : 0;
+    g->obs_data_wf += c.wavefronts;
 }
 
 static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
@@ -834,6 +852,7 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     for (uint32_t k = 0; k < words; k++) {
         smem_cost c = smem_cost_chunks(&g->banks, g->chunks + k * per_word, per_word, lpp, false);
         s->v[STAT_L1_DATA_WF_GLOBAL_LD] += c.wavefronts;
+        g->obs_data_wf += c.wavefronts;
     }
 }
 
@@ -846,16 +865,14 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     p->executions += !((m->flags & TRACE_MEM_LDGSTS) && m->space == TRACE_SPACE_SHARED);
     stats *s = &p->s;
     uint32_t pc_flags = g->n_special ? special_flags(g, m->pc) : 0u;
-    gpu_count_instruction(m, pc_flags & PC_LDSM ? GPU_INST_LDSM : pc_flags & PC_STSM ? GPU_INST_STSM : GPU_INST_PLAIN, s);
+    count_instruction(m, pc_flags & PC_LDSM ? GPU_INST_LDSM : pc_flags & PC_STSM ? GPU_INST_STSM : GPU_INST_PLAIN, s);
     uint32_t sm = sm_of(g, m->cta, m->sm);
     bool plain_store = m->kind == TRACE_KIND_ST && m->space != TRACE_SPACE_SHARED;
     if (!plain_store)
         wcomb_end_run(g->wc, m->cta, m->warp);
-    uint64_t data_before = 0;
     if (g->observing) {
         g->obs_n = 0;
-        data_before = s->v[STAT_L1_DATA_WF_GLOBAL_LD] + s->v[STAT_SMEM_WF_LD] + s->v[STAT_SMEM_WF_ST] +
-                      s->v[STAT_SMEM_WF_ATOM] + s->v[STAT_SMEM_WF_LDGSTS];
+        g->obs_data_wf = 0;
     }
     switch ((trace_space)m->space) {
     case TRACE_SPACE_SHARED:
@@ -872,14 +889,14 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
     }
     if (g->observing && g->obs.record) {
         uint32_t tpc = g->cfg.l1_tags_per_cycle;
-        gpu_event e = {.m = m, .sm = sm, .n_l2 = g->obs_n, .l2 = g->obs_l2};
-        if (m->space != TRACE_SPACE_SHARED) {
-            e.tag_wavefronts = (g->res.n_lines + tpc - 1u) / tpc;
-            e.lines = &g->res;
-        }
-        e.data_wavefronts = (uint32_t)(s->v[STAT_L1_DATA_WF_GLOBAL_LD] + s->v[STAT_SMEM_WF_LD] +
-                                       s->v[STAT_SMEM_WF_ST] + s->v[STAT_SMEM_WF_ATOM] +
-                                       s->v[STAT_SMEM_WF_LDGSTS] - data_before);
+        bool shared = m->space == TRACE_SPACE_SHARED; /* no tag stage, no lines */
+        gpu_event e = {.m = m,
+                       .sm = sm,
+                       .tag_wavefronts = shared ? 0u : (g->res.n_lines + tpc - 1u) / tpc,
+                       .data_wavefronts = g->obs_data_wf,
+                       .n_l2 = g->obs_n,
+                       .l2 = g->obs_l2,
+                       .lines = shared ? NULL : &g->res};
         g->obs.record(g->obs.ctx, &e);
     }
 }

@@ -23,6 +23,8 @@ l1 *l1_create(const cfg_gpu *c)
     uint64_t max_ways = max_bytes / ((uint64_t)c->l1_sets * c->l1_line_bytes);
     l->tags = cache_create(c->l1_sets, max_ways ? (uint32_t)max_ways : 1u, l->sectors_per_line,
                            c->l1_sector_bytes, c->l1_set_index);
+    for (uint32_t i = 0; i < L1_HINT_SLOTS; i++)
+        l->hint_line[i] = UINT64_MAX;
     l1_use_avx2(l, true);
     return l;
 }
@@ -94,9 +96,12 @@ void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_s
     l1_store_baseline(c, r, policy, hit_sectors, miss_sectors);
 }
 
-void l1_prefetch(const l1 *c, uint64_t line)
+void l1_prefetch(l1 *c, uint64_t line)
 {
-    cache_prefetch(c->tags, set_of(c, line));
+    uint32_t set = set_of(c, line), i = (uint32_t)line & (L1_HINT_SLOTS - 1u);
+    c->hint_line[i] = line;
+    c->hint_set[i] = set;
+    cache_prefetch(c->tags, set);
 }
 
 void l1_invalidate(l1 *c, const coal_result *r)

@@ -56,7 +56,8 @@ void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_s
 /* Drop the sectors r touches (atomics, performed at L2). */
 void l1_invalidate(l1 *c, const coal_result *r);
 
-/* A hint that line will be looked up soon (cache_prefetch). */
-void l1_prefetch(const l1 *c, uint64_t line);
+/* A hint that line will be looked up soon (cache_prefetch); the line's set is
+ * kept for that lookup. */
+void l1_prefetch(l1 *c, uint64_t line);
 
 #endif

@@ -14,6 +14,8 @@
 #include "coal.h"
 #include "l1.h"
 
+#define L1_HINT_SLOTS 8u /* power of two; a hint runs at most 8 records ahead */
+
 struct l1 {
     cache *tags;
     cfg_set_index index;
@@ -24,12 +26,26 @@ struct l1 {
     uint32_t sector_bytes;
     uint32_t sectors_per_line;
     bool avx2;            /* l1_load and l1_store run their AVX2 builds */
+    /* The sets that hints (l1_prefetch) computed, for the access that follows
+     * (the set hash is ~25 instructions): direct-mapped by the line's low bits,
+     * checked by the whole line number (UINT64_MAX: none; no line number is
+     * that large). The set is a pure function of the line, so an entry can
+     * only be right or missing. */
+    uint64_t hint_line[L1_HINT_SLOTS];
+    uint32_t hint_set[L1_HINT_SLOTS];
 };
 
 /* cache_index, inlined: the set of a line */
 static inline uint32_t set_of(const l1 *c, uint64_t line)
 {
     return cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
+}
+
+/* set_of, from the hints' memo when a hint just computed it */
+static inline uint32_t set_of_hinted(const l1 *c, uint64_t line)
+{
+    uint32_t i = (uint32_t)line & (L1_HINT_SLOTS - 1u);
+    return c->hint_line[i] == line ? c->hint_set[i] : set_of(c, line);
 }
 
 /* l1_load's work, compiled where it is included (l1.c: the baseline,
@@ -46,7 +62,7 @@ static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r
             misses += cache_popcount(ln->sector_mask);
             continue;
         }
-        cache_view v = cache_view_get(c->tags, set_of(c, ln->line));
+        cache_view v = cache_view_get(c->tags, set_of_hinted(c, ln->line));
         int way = cache_view_find(&v, ln->line);
         uint32_t miss = ln->sector_mask;
         if (way >= 0) {
@@ -81,7 +97,7 @@ static inline CACHE_ALWAYS_INLINE void l1_store_lines(l1 *c, const coal_result *
     uint32_t hits = 0, misses = 0;
     for (uint32_t i = 0; i < r->n_lines; i++) {
         const coal_line *ln = &r->lines[i];
-        cache_view v = cache_view_get(c->tags, set_of(c, ln->line));
+        cache_view v = cache_view_get(c->tags, set_of_hinted(c, ln->line));
         int way = cache_view_find(&v, ln->line);
         uint32_t present = way >= 0 ? cache_view_present(&v, way) : 0;
         hits += cache_popcount(ln->sector_mask & present);
@@ -98,10 +114,18 @@ static inline CACHE_ALWAYS_INLINE void l1_store_lines(l1 *c, const coal_result *
             if (way < 0)
                 continue; /* no L1 capacity this kernel */
         }
+        /* sectors written whole are filled at once (what adding all their
+         * bytes does; a fill and an add change only their own sectors' bits) */
+        uint32_t whole = 0;
         for (uint32_t m = ln->sector_mask; m; m &= m - 1u) {
             uint32_t s = (uint32_t)__builtin_ctz(m);
-            cache_view_add_bytes(c->tags, &v, way, s, ln->byte_mask[s]);
+            if (ln->byte_mask[s] == c->tags->full_bytes)
+                whole |= 1u << s;
+            else
+                cache_view_add_bytes(c->tags, &v, way, s, ln->byte_mask[s]);
         }
+        if (whole)
+            cache_view_fill(&v, way, whole);
     }
     *hit_sectors = hits;
     *miss_sectors = misses;

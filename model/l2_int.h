@@ -228,13 +228,19 @@ static inline CACHE_ALWAYS_INLINE void l2_write_lines(l2 *c, uint32_t part, uint
     s->v[STAT_L2_SECT_WRITE_HIT] += n;
     if (way < 0)
         return;
+    /* sectors the write leaves whole are filled at once (a fill sets and an
+     * add changes only its own sector's bits, so the order does not matter);
+     * a sector written whole needs no look at what it held */
+    uint32_t whole = 0;
     for (uint32_t m = sector_mask & ((1u << c->sectors_per_line) - 1u); m; m &= m - 1u) {
         uint32_t i = (uint32_t)__builtin_ctz(m);
-        if ((cache_view_valid_bytes(t, &v, way, i) | byte_mask[i]) == c->full)
-            cache_view_fill(&v, way, 1u << i);
+        if (byte_mask[i] == c->full || (cache_view_valid_bytes(t, &v, way, i) | byte_mask[i]) == c->full)
+            whole |= 1u << i;
         else
             cache_view_add_bytes(t, &v, way, i, byte_mask[i]);
     }
+    if (whole)
+        cache_view_fill(&v, way, whole);
     cache_view_mark_dirty(&v, way, sector_mask);
 }
 

@@ -36,15 +36,6 @@ void smem_geom_init(smem_geom *g, uint32_t banks, uint32_t bank_bytes, uint32_t 
     g->entry_shift = log2_exact(g->phase_bytes);
 }
 
-uint32_t smem_lanes_per_phase(const smem_geom *g, uint32_t size_bytes, bool merged)
-{
-    assert(size_bytes >= 1 && (size_bytes & (size_bytes - 1u)) == 0);
-    uint32_t lanes = size_bytes >= g->phase_bytes ? 1u : g->phase_bytes / size_bytes;
-    if (merged)
-        lanes *= 2u;
-    return lanes > 32u ? 32u : lanes;
-}
-
 bool smem_atomic_serializes(const char *sass)
 {
     return !sass_opcode_is(sass, "ATOMS.POPC.INC");
@@ -248,23 +239,3 @@ void smem_breakdown_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_
     }
 }
 
-bool smem_cost_affine(const smem_geom *g, uint64_t a0, uint64_t stride, uint32_t size_bytes,
-                      uint32_t lanes_per_phase, smem_cost *out)
-{
-    (void)a0; /* a rotation of the banks: it changes no count */
-    if (g->bank_bytes != g->mode_bytes || size_bytes == 0 || size_bytes > g->phase_bytes ||
-        (stride & (stride - 1u)) || (stride != 0 && stride < g->mode_bytes) ||
-        (stride != 0 && stride < size_bytes) || lanes_per_phase == 0 || lanes_per_phase > 32u)
-        return false;
-    uint32_t phases = 32u / lanes_per_phase;
-    uint32_t per_phase = 1;
-    if (stride != 0) {
-        uint64_t words = stride >> g->mode_shift; /* words from one lane to the next */
-        uint64_t spread = words < g->banks ? words : g->banks;
-        uint64_t busiest = (uint64_t)lanes_per_phase * spread / g->banks;
-        per_phase = busiest > 1u ? (uint32_t)busiest : 1u;
-    }
-    out->wavefronts = phases * per_phase;
-    out->ideal = phases;
-    return true;
-}

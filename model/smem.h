@@ -28,6 +28,7 @@
 #ifndef GMS_SMEM_H
 #define GMS_SMEM_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,8 +55,16 @@ typedef struct smem_cost {
 void smem_geom_init(smem_geom *g, uint32_t banks, uint32_t bank_bytes, uint32_t mode_bytes);
 
 /* Lanes per phase for an access of size_bytes per lane; merged doubles it
- * (pairing), never beyond a warp. */
-uint32_t smem_lanes_per_phase(const smem_geom *g, uint32_t size_bytes, bool merged);
+ * (pairing), never beyond a warp. Inline, as smem_cost_affine: every global
+ * load asks (a call cost more than the work). */
+static inline uint32_t smem_lanes_per_phase(const smem_geom *g, uint32_t size_bytes, bool merged)
+{
+    assert(size_bytes >= 1 && (size_bytes & (size_bytes - 1u)) == 0);
+    uint32_t lanes = size_bytes >= g->phase_bytes ? 1u : g->phase_bytes / size_bytes;
+    if (merged)
+        lanes *= 2u;
+    return lanes > 32u ? 32u : lanes;
+}
 
 /* True when every active lane's address equals lane l^1's (that lane active),
  * or every one equals lane l^2's. addr has 32 entries. */
@@ -83,8 +92,26 @@ smem_cost smem_cost_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_
  * max(1, lanes_per_phase x min(stride / mode, banks) / banks) words in the
  * busiest bank of each phase (stride 0: 1). Returns false, *out untouched, when
  * the geometry or the stride is outside that case. */
-bool smem_cost_affine(const smem_geom *g, uint64_t a0, uint64_t stride, uint32_t size_bytes,
-                      uint32_t lanes_per_phase, smem_cost *out);
+static inline bool smem_cost_affine(const smem_geom *g, uint64_t a0, uint64_t stride,
+                                    uint32_t size_bytes, uint32_t lanes_per_phase, smem_cost *out)
+{
+    (void)a0; /* a rotation of the banks: it changes no count */
+    if (g->bank_bytes != g->mode_bytes || size_bytes == 0 || size_bytes > g->phase_bytes ||
+        (stride & (stride - 1u)) || (stride != 0 && stride < g->mode_bytes) ||
+        (stride != 0 && stride < size_bytes) || lanes_per_phase == 0 || lanes_per_phase > 32u)
+        return false;
+    uint32_t phases = 32u / lanes_per_phase;
+    uint32_t per_phase = 1;
+    if (stride != 0) {
+        uint64_t words = stride >> g->mode_shift; /* words from one lane to the next */
+        uint64_t spread = words < g->banks ? words : g->banks;
+        uint64_t busiest = (uint64_t)lanes_per_phase * spread / g->banks;
+        per_phase = busiest > 1u ? (uint32_t)busiest : 1u;
+    }
+    out->wavefronts = phases * per_phase;
+    out->ideal = phases;
+    return true;
+}
 
 /* Cost of one warp instruction: lane l accesses size_bytes at addr[l] when
  * bit l of active_mask is set. merged as returned by the caller's pairing

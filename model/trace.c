@@ -14,6 +14,9 @@
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#endif
 #endif
 
 /* ---- names ---------------------------------------------------------------- */
@@ -610,6 +613,31 @@ bool trace_mem_fit_stride(const trace_mem *m, uint64_t *base, uint64_t *stride)
     *base = b;
     *stride = s;
     return true;
+}
+
+#if TRACE_AVX2_BUILDS
+__attribute__((target("avx2"))) void trace_mem_expand_stride_full_avx2(uint64_t *addr,
+                                                                        uint64_t base,
+                                                                        uint64_t stride)
+{
+    __m256i v = _mm256_set_epi64x((long long)(base + 3u * stride), (long long)(base + 2u * stride),
+                                  (long long)(base + stride), (long long)base);
+    const __m256i step4 = _mm256_set1_epi64x((long long)(4u * stride));
+#pragma GCC unroll 8
+    for (int l = 0; l < TRACE_WARP_LANES; l += 4) {
+        _mm256_storeu_si256((__m256i *)(void *)(addr + l), v);
+        v = _mm256_add_epi64(v, step4);
+    }
+}
+#endif
+
+bool trace_cpu_has_avx2(void)
+{
+#if TRACE_AVX2_BUILDS
+    return __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
 }
 
 void trace_mem_expand_stride(trace_mem *m, uint64_t base, uint64_t stride)

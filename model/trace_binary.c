@@ -97,6 +97,8 @@ typedef struct predictor {
 /* The prediction for one record, built in two steps: at (cta, warp), then at pc. */
 typedef struct prediction {
     warp_slot *ws;
+    cta_slot *cs;     /* the CTA's slot and the pc's (each hashed once per record) */
+    pc_slot *ps;
     bool own;         /* the warp's own last record is known */
     uint64_t gw;
     uint32_t pc;
@@ -121,6 +123,7 @@ static inline void predict_warp(predictor *pr, const delta_state *s, uint32_t ct
                                 prediction *pd)
 {
     pd->ws = &pr->warps[mix32(cta, warp) & (WARP_SLOTS - 1)];
+    pd->cs = &pr->ctas[mix32(cta, 0) & (CTA_SLOTS - 1)];
     pd->own = pd->ws->valid && pd->ws->cta == cta && pd->ws->warp == warp;
     pd->gw = (uint64_t)cta * pr->warps_per_cta + warp;
     if (pd->own) {
@@ -130,16 +133,17 @@ static inline void predict_warp(predictor *pr, const delta_state *s, uint32_t ct
         return;
     }
     pd->pc = pr->entry_pc;
-    const cta_slot *cs = &pr->ctas[mix32(cta, 0) & (CTA_SLOTS - 1)];
+    const cta_slot *cs = pd->cs;
     pd->sm = cs->valid && cs->cta == cta ? cs->sm : s->sm;
 }
 
 /* Step 2: after the pc is known. */
-static inline void predict_pc(const predictor *pr, const delta_state *s, uint32_t pc, prediction *pd)
+static inline void predict_pc(predictor *pr, const delta_state *s, uint32_t pc, prediction *pd)
 {
+    pd->ps = &pr->pcs[mix32(pc, 1) & (PC_SLOTS - 1)];
     if (pd->own)
         return;
-    const pc_slot *ps = &pr->pcs[mix32(pc, 1) & (PC_SLOTS - 1)];
+    const pc_slot *ps = pd->ps;
     if (ps->valid && ps->pc == pc)
         pd->base = ps->base + (pd->gw - ps->gw) * (uint64_t)ps->step;
     else
@@ -155,8 +159,8 @@ static inline void predict_learn(predictor *pr, const prediction *pd, uint32_t c
         pr->entry_pc = pc;
     *pd->ws = (warp_slot){.cta = cta, .warp = warp, .pc = pc, .valid = 1, .sm = known_sm, .base = base};
     if (sm != TRACE_SM_UNKNOWN)
-        pr->ctas[mix32(cta, 0) & (CTA_SLOTS - 1)] = (cta_slot){.cta = cta, .valid = 1, .sm = sm};
-    pc_slot *ps = &pr->pcs[mix32(pc, 1) & (PC_SLOTS - 1)];
+        *pd->cs = (cta_slot){.cta = cta, .valid = 1, .sm = sm};
+    pc_slot *ps = pd->ps;
     if (ps->valid && ps->pc == pc) {
         int64_t dg = (int64_t)(pd->gw - ps->gw), da = (int64_t)(base - ps->base);
         /* the step learnt before usually holds: then da / dg is it, found
@@ -519,6 +523,7 @@ struct trace_bin_dec {
     size_t strs_cap, strs_len;
     delta_state mem, bar;
     predictor *pred;
+    bool avx2;             /* whole-warp strides expanded by trace_mem_expand_stride_full_avx2 */
 };
 
 static int dec_error(trace_reader *r, err_info *err, uint64_t rec_no, const char *fmt, ...)
@@ -801,7 +806,10 @@ static inline bool fast_delta32(const uint8_t **p, const uint8_t *end, uint32_t 
 /* The hot path: everything in locals, the delta state written only when the
  * whole record is good. Anything unusual goes to dec_mem_checked, which
  * decodes the same bytes again from the same state and names the problem. */
-static int dec_mem(trace_reader *r, cursor *c, trace_event *ev, err_info *err)
+#if defined(__GNUC__)
+__attribute__((always_inline)) /* into the reader's hot path: the cursor stays in registers */
+#endif
+static inline int dec_mem(trace_reader *r, cursor *c, trace_event *ev, err_info *err)
 {
     trace_mem *m = &ev->mem;
     delta_state *s = &r->bin->mem;
@@ -848,7 +856,12 @@ static int dec_mem(trace_reader *r, cursor *c, trace_event *ev, err_info *err)
         ev->mem_strided = true;
         ev->mem_base = base;
         ev->mem_stride = trace_unzigzag(zs);
-        trace_mem_expand_stride(m, base, ev->mem_stride);
+#if TRACE_AVX2_BUILDS
+        if (mask == TRACE_FULL_MASK && r->bin->avx2)
+            trace_mem_expand_stride_full_avx2(m->addr, base, ev->mem_stride);
+        else
+#endif
+            trace_mem_expand_stride(m, base, ev->mem_stride);
     } else {
         ev->mem_strided = false;
         uint64_t prev = pd.base, z;
@@ -1064,6 +1077,26 @@ int trace_bin_dec_next(trace_reader *r, trace_rec *rec, trace_event *ev, err_inf
     }
 }
 
+/* The reader's hot path (trace_reader_next): the next record when it is a
+ * memory record with a one-byte length whose bytes are all in the window, at
+ * least 11 of them as trace_bin_dec_next asks before it refills (so zstd is
+ * called, and its errors reported, at the same record either way). Anything
+ * else returns 0 with nothing consumed, for trace_bin_dec_next. */
+int trace_bin_dec_next_mem(trace_reader *r, trace_event *ev, err_info *err)
+{
+    struct trace_bin_dec *d = r->bin;
+    size_t avail = d->end - d->pos;
+    const uint8_t *start = d->buf + d->pos;
+    if (avail < 11 || start[0] != TRACE_TAG_MEM || start[1] >= 0x80 || avail < 2u + start[1])
+        return 0;
+    size_t whole = 2u + start[1];
+    cursor c = {start + 2, start + whole};
+    d->pos += whole;
+    r->records++;
+    r->loc = r->records;
+    return dec_mem(r, &c, ev, err) < 0 ? -1 : 1;
+}
+
 int trace_bin_dec_finish(trace_reader *r, err_info *err)
 {
     struct trace_bin_dec *d = r->bin;
@@ -1125,6 +1158,7 @@ int trace_bin_dec_open(trace_reader *r, const uint8_t *head, size_t n, err_info 
     d->cap = DEC_WINDOW_BYTES;
     d->buf = xmalloc(d->cap);
     d->pred = xcalloc(1, sizeof *d->pred);
+    d->avx2 = trace_cpu_has_avx2();
     return 0;
 }
 

@@ -176,11 +176,44 @@ int trace_mem_validate_limits(const trace_kernel *k, const trace_mem_limits *lim
  * lane by lane; anything else defers as above. */
 int trace_mem_validate_strided(const trace_kernel *k, const trace_mem_limits *lim,
                                const trace_mem *m, uint64_t base, uint64_t stride, err_info *err);
+/* The common case of trace_mem_validate_strided, inline for the reader's hot
+ * path: true only when that function would return 0 by its closed form (a
+ * whole warp, all of whose lanes have threads, whose fields are in range,
+ * aligned, global or with offsets below 2^32 by the first and last lane).
+ * False says nothing: then call it. */
+static inline bool trace_mem_strided_plainly_valid(const trace_mem_limits *lim, const trace_mem *m,
+                                                   uint64_t base, uint64_t stride)
+{
+    uint32_t s = m->size_bytes;
+    bool ok = m->active_mask == TRACE_FULL_MASK && m->warp < lim->warps &&
+              (m->warp + 1u < lim->warps || lim->last_lanes == TRACE_FULL_MASK) &&
+              m->kind < TRACE_KIND_COUNT && m->space < TRACE_SPACE_COUNT &&
+              m->cache_op < TRACE_CACHE_COUNT && !(m->flags & ~TRACE_MEM_FLAGS_ALL) &&
+              s != 0 && s <= 16u && (s & (s - 1u)) == 0 &&
+              !(m->space == TRACE_SPACE_LOCAL && m->kind >= TRACE_KIND_ATOM) &&
+              m->cta < lim->ctas && m->sm >= TRACE_SM_UNKNOWN &&
+              !((base | stride) & ((uint64_t)s - 1u));
+    if (!ok || m->space == TRACE_SPACE_GLOBAL)
+        return ok;
+    const uint64_t last = base + (uint64_t)(TRACE_WARP_LANES - 1) * stride;
+    return base <= UINT32_MAX && stride <= UINT32_MAX / (TRACE_WARP_LANES - 1) &&
+           last <= UINT32_MAX;
+}
+
 /* Whether the active lanes' addresses are base + stride * lane (mod 2^64);
  * if so sets base (the value for lane 0) and stride. */
 bool trace_mem_fit_stride(const trace_mem *m, uint64_t *base, uint64_t *stride);
 /* Fill m->addr from base and stride over m->active_mask (inactive lanes 0). */
 void trace_mem_expand_stride(trace_mem *m, uint64_t base, uint64_t stride);
+/* The same for a whole warp, four lanes per AVX2 store (x86-64 gcc builds,
+ * TRACE_AVX2_BUILDS; for CPUs where trace_cpu_has_avx2()). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define TRACE_AVX2_BUILDS 1
+void trace_mem_expand_stride_full_avx2(uint64_t *addr, uint64_t base, uint64_t stride);
+#else
+#define TRACE_AVX2_BUILDS 0
+#endif
+bool trace_cpu_has_avx2(void);
 
 /* Prefix err with the location: "PATH: record N: " (binary) or "PATH:N: " (text),
  * and make it one line. */
@@ -196,6 +229,10 @@ void trace_err_one_line(err_info *err);
  * finish checks that nothing but the end of the input follows the end record. */
 int trace_bin_dec_open(trace_reader *r, const uint8_t *head, size_t n, err_info *err);
 int trace_bin_dec_next(trace_reader *r, trace_rec *rec, trace_event *ev, err_info *err);
+/* The next record when it is a memory record whose bytes are at hand: 1 with
+ * it in ev->mem (and its closed form), 0 when not (nothing consumed: call
+ * trace_bin_dec_next), -1 on a malformed record. */
+int trace_bin_dec_next_mem(trace_reader *r, trace_event *ev, err_info *err);
 int trace_bin_dec_finish(trace_reader *r, err_info *err);
 void trace_bin_dec_close(trace_reader *r);
 

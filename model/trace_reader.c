@@ -312,6 +312,22 @@ static int truncated(trace_reader *r, err_info *err)
 
 /* Read records until one makes an event (1), the trace ends cleanly (0), or
  * something is wrong (-1). */
+/* A memory record inside a kernel: validated, counted, handed out. */
+__attribute__((always_inline)) static inline int accept_mem(trace_reader *r, trace_event *ev,
+                                                         err_info *err)
+{
+    if (ev->mem_strided
+            ? !trace_mem_strided_plainly_valid(&r->limits, &ev->mem, ev->mem_base, ev->mem_stride) &&
+                  trace_mem_validate_strided(&r->kernel, &r->limits, &ev->mem, ev->mem_base,
+                                             ev->mem_stride, err) < 0
+            : trace_mem_validate_limits(&r->kernel, &r->limits, &ev->mem, err) < 0)
+        return fail_at(r, err);
+    r->n_mem++;
+    ev->type = TRACE_EV_MEM;
+    ev->kernel = &r->kernel;
+    return 1;
+}
+
 static int step(trace_reader *r, trace_event *ev, err_info *err)
 {
     trace_rec cur;
@@ -324,17 +340,8 @@ static int step(trace_reader *r, trace_event *ev, err_info *err)
             return truncated(r, err);
 
         /* the hot path first */
-        if (rec->type == TREC_MEM && r->state == TRACE_RD_BODY) {
-            if ((ev->mem_strided ? trace_mem_validate_strided(&r->kernel, &r->limits, &ev->mem,
-                                                              ev->mem_base, ev->mem_stride, err)
-                                 : trace_mem_validate_limits(&r->kernel, &r->limits, &ev->mem,
-                                                             err)) < 0)
-                return fail_at(r, err);
-            r->n_mem++;
-            ev->type = TRACE_EV_MEM;
-            ev->kernel = &r->kernel;
-            return 1;
-        }
+        if (rec->type == TREC_MEM && r->state == TRACE_RD_BODY)
+            return accept_mem(r, ev, err);
         if (r->state == TRACE_RD_TABLE && rec->type != TREC_FILE && rec->type != TREC_PC) {
             keep_pending(r, rec, ev);
             if (end_table(r, err) < 0)
@@ -490,8 +497,14 @@ const char *trace_reader_path(const trace_reader *r)
     return r->path;
 }
 
-int trace_reader_next(trace_reader *r, trace_event *ev, err_info *err)
+/* Everything but the hot path's good records: its failures (failed < 0,
+ * the message set), the record state machine. Out of line, so that the hot
+ * path saves no registers for it. */
+static __attribute__((noinline)) int next_slow(trace_reader *r, trace_event *ev, err_info *err,
+                                               int failed)
 {
+    if (failed < 0)
+        return sticky(r, err, -1);
     if (r->failed) {
         err_set(err, "%s", r->failed_msg);
         return -1;
@@ -499,6 +512,21 @@ int trace_reader_next(trace_reader *r, trace_event *ev, err_info *err)
     if (r->state == TRACE_RD_DONE)
         return 0;
     return sticky(r, err, step(r, ev, err));
+}
+
+int trace_reader_next(trace_reader *r, trace_event *ev, err_info *err)
+{
+    /* the hot path: a binary memory record inside a kernel, decoded and
+     * validated without the record state machine (step would do the same) */
+    if (r->state == TRACE_RD_BODY && r->format == TRACE_FORMAT_BINARY && !r->has_pending &&
+        !r->failed) {
+        int rc = trace_bin_dec_next_mem(r, ev, err);
+        if (rc > 0 && (rc = accept_mem(r, ev, err)) > 0)
+            return rc;
+        if (rc < 0)
+            return next_slow(r, ev, err, -1);
+    }
+    return next_slow(r, ev, err, 0);
 }
 
 uint32_t trace_reader_kernels(const trace_reader *r)

@@ -156,7 +156,11 @@ void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t ta
             send_entry(w, e, find_slot(w, e->cta, e->warp, hash32(e->cta, e->warp)));
             s = find_slot(w, cta, warp, h32); /* the deletion may have moved slots */
         }
-        *e = (entry){.cta = cta, .warp = warp};
+        /* the key and an empty line list; lines past n_lines are never read
+         * (each is written whole when added), so they are not cleared */
+        e->cta = cta;
+        e->warp = warp;
+        e->n_lines = 0;
         w->index[s] = (index_slot){.hash = h32, .ring1 = ri + 1u};
     }
     e->sm = sm;
@@ -166,11 +170,14 @@ void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t ta
         for (uint32_t j = 0; j < e->n_lines && !p; j++)
             if (e->lines[j].line == ln->line)
                 p = &e->lines[j];
-        if (!p) {
+        if (!p) { /* a new line: its masks are the store's */
             if (e->n_lines == WCOMB_LINES)
                 send_lines_keep(w, e); /* the entry stays, empty of lines */
             p = &e->lines[e->n_lines++];
-            *p = (wcomb_line){.line = ln->line};
+            p->line = ln->line;
+            p->sector_mask = ln->sector_mask;
+            memcpy(p->byte_mask, ln->byte_mask, sizeof p->byte_mask);
+            continue;
         }
         p->sector_mask |= ln->sector_mask;
         for (uint32_t k = 0; k < COAL_MAX_SECTORS_PER_LINE; k++)

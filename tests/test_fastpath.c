@@ -246,18 +246,27 @@ END_TEST
 /* Strided records (the binary form's): closed-form address checks against
  * the full validation, on records that are all base + l * stride; strides of
  * every sign and size, offsets near 2^32 for shared and local. */
+/* and the reader's inline shortcut (trace_mem_strided_plainly_valid) is
+ * never true where it returns an error, and true for many good records; two
+ * kernels: the last warp of a CTA partly (100 threads) and wholly filled (128) */
 START_TEST(validate_strided_equals_validate)
 {
-    trace_kernel k;
-    trace_kernel_init(&k);
-    k.name = k.demangled = (char *)"k";
-    k.grid[0] = 7, k.grid[1] = 3, k.grid[2] = 1;
-    k.block[0] = 100, k.block[1] = 1, k.block[2] = 1;
-    trace_mem_limits lim;
-    trace_mem_limits_of(&k, &lim);
+    trace_kernel ks[2];
+    trace_mem_limits lims[2];
+    for (int i = 0; i < 2; i++) {
+        trace_kernel_init(&ks[i]);
+        ks[i].name = ks[i].demangled = (char *)"k";
+        ks[i].grid[0] = 7, ks[i].grid[1] = 3, ks[i].grid[2] = 1;
+        ks[i].block[0] = i ? 128 : 100, ks[i].block[1] = 1, ks[i].block[2] = 1;
+        trace_mem_limits_of(&ks[i], &lims[i]);
+    }
     uint64_t seed = 4242;
-    int good = 0, bad = 0;
+    int good = 0, bad = 0, plain = 0;
     for (int rep = 0; rep < 200000; rep++) {
+        const trace_kernel *kp = &ks[rep & 1];
+        const trace_mem_limits *lp = &lims[rep & 1];
+#define k (*kp)
+#define lim (*lp)
         uint64_t x = next_rand(&seed), y = next_rand(&seed), z = next_rand(&seed);
         trace_mem m = {0};
         m.kind = (uint8_t)(x % 64u < 60u ? x % 4u : 4u + x % 3u);
@@ -300,13 +309,19 @@ START_TEST(validate_strided_equals_validate)
                       (unsigned long long)base, (unsigned long long)stride, m.space, m.size_bytes,
                       r2, r1, e1.msg);
         ck_assert_str_eq(e1.msg, e2.msg);
+        bool quick = trace_mem_strided_plainly_valid(&lim, &m, base, stride);
+        ck_assert_msg(!quick || r1 == 0, "plainly valid, but: %s", e1.msg);
+        plain += quick;
         if (r1 == 0)
             good++;
         else
             bad++;
+#undef k
+#undef lim
     }
     ck_assert_int_gt(good, 10000);
     ck_assert_int_gt(bad, 10000);
+    ck_assert_int_gt(plain, good / 3); /* 10,692 of 22,028 good ones */
 }
 END_TEST
 
@@ -314,6 +329,29 @@ END_TEST
  * stride recovered from the lanes): the same counts, record after record, on
  * random strided records of every space, kind and size, whole and partial
  * warps, strides of powers of two, others, negative and zero. */
+/* The decoder's AVX2 expansion of a whole warp's stride (used where the CPU
+ * has AVX2) writes the same 32 lanes as the baseline one, for strides of
+ * every sign and size, wrapping past 2^64 included. */
+START_TEST(expand_stride_avx2_equals_baseline)
+{
+#if TRACE_AVX2_BUILDS
+    if (!trace_cpu_has_avx2())
+        return;
+    uint64_t seed = 99;
+    for (int rep = 0; rep < 100000; rep++) {
+        uint64_t base = next_rand(&seed), r = next_rand(&seed);
+        uint64_t stride = r % 4u == 0 ? r : r % 4u == 1 ? (r >> 40) : r % 4u == 2 ? 0 - (r >> 50) : 0;
+        trace_mem a = {.active_mask = TRACE_FULL_MASK}, b = a;
+        memset(b.addr, 0xa5, sizeof b.addr);
+        trace_mem_expand_stride(&a, base, stride);
+        trace_mem_expand_stride_full_avx2(b.addr, base, stride);
+        ck_assert_msg(memcmp(a.addr, b.addr, sizeof a.addr) == 0,
+                      "base 0x%llx stride 0x%llx", (unsigned long long)base, (unsigned long long)stride);
+    }
+#endif
+}
+END_TEST
+
 START_TEST(gpu_mem_strided_equals_gpu_mem)
 {
     static const char *const configs[] = {"configs/h200.ini", "configs/k20c.ini"};
@@ -611,6 +649,106 @@ END_TEST
 
 /* ---- the AVX2 builds of l1_load and l1_store equal the baseline's ------------ */
 
+/* The L1's hint memo (l1_prefetch keeps a line's set for the lookup that
+ * follows): two L1s take the same loads and stores, one also hints, for the
+ * line about to come or one of the last few, lines whose low bits collide in
+ * the memo (a memo that skipped its line check would use another line's set):
+ * the same misses and counts after every call, XOR-hashed sets and linear. */
+/* The L1 store and the L2 write fill the sectors a store leaves whole with
+ * one cache_view_fill instead of adding each one's bytes (the L1) or a fill
+ * per sector (the L2); what that rests on: on a way in any state (sectors
+ * whole, partly valid, absent), filling a set of sectors at once leaves the
+ * same state as adding all the bytes of each, one sector after the other.
+ * Two caches take the same random history; one of them fills, the other adds. */
+START_TEST(whole_sector_fill_equals_adding_its_bytes)
+{
+    cache *a = cache_create(1, 4, 4, 32, CFG_INDEX_LINEAR), *b = cache_create(1, 4, 4, 32, CFG_INDEX_LINEAR);
+    for (uint64_t line = 0; line < 4; line++) {
+        ck_assert_int_eq(cache_alloc(a, 0, line, false, NULL), (int)line);
+        ck_assert_int_eq(cache_alloc(b, 0, line, false, NULL), (int)line);
+    }
+    uint64_t seed = 5;
+    int fills = 0;
+    for (int op = 0; op < 200000; op++) {
+        uint64_t x = next_rand(&seed);
+        int way = (int)(x % 4u);
+        uint32_t sector = (uint32_t)(x >> 2) % 4u, mask = (uint32_t)(x >> 4) % 16u;
+        uint32_t bytes = (x >> 8) % 4u == 0 ? 0xffffffffu : (uint32_t)(x >> 16) & (uint32_t)(x >> 40);
+        switch ((x >> 60) % 4u) {
+        case 0:
+        case 1: /* a partial (or whole) write of one sector, the same on both */
+            cache_add_bytes(a, 0, way, sector, bytes);
+            cache_add_bytes(b, 0, way, sector, bytes);
+            break;
+        case 2:
+            cache_invalidate_sectors(a, 0, way, mask);
+            cache_invalidate_sectors(b, 0, way, mask);
+            break;
+        default: /* sectors written whole: one fill, or their bytes added */
+            cache_fill(a, 0, way, mask);
+            for (uint32_t m = mask; m; m &= m - 1u)
+                cache_add_bytes(b, 0, way, (uint32_t)__builtin_ctz(m), 0xffffffffu);
+            fills++;
+            break;
+        }
+        for (int w = 0; w < 4; w++) {
+            ck_assert_uint_eq(cache_full(a, 0, w), cache_full(b, 0, w));
+            ck_assert_uint_eq(cache_present(a, 0, w), cache_present(b, 0, w));
+            for (uint32_t k = 0; k < 4; k++)
+                ck_assert_uint_eq(cache_valid_bytes(a, 0, w, k), cache_valid_bytes(b, 0, w, k));
+        }
+    }
+    ck_assert_int_gt(fills, 10000);
+    cache_destroy(a);
+    cache_destroy(b);
+}
+END_TEST
+
+START_TEST(l1_hints_change_no_count)
+{
+    uint64_t seed = 7;
+    for (int linear = 0; linear < 2; linear++) {
+        cfg_gpu cfg;
+        test_cfg_h200(&cfg);
+        cfg.l1_sets = 32;
+        cfg.l1_unified_kib = 32; /* 8 ways: evictions */
+        cfg.l1_set_index = linear ? CFG_INDEX_LINEAR : cfg.l1_set_index;
+        l1 *hinted = l1_create(&cfg), *plain = l1_create(&cfg);
+        l1_reset(hinted, 32 * 1024);
+        l1_reset(plain, 32 * 1024);
+        uint64_t ahead[8] = {0};
+        static coal_result r;
+        for (int op = 0; op < 100000; op++) {
+            uint64_t x = next_rand(&seed);
+            memset(&r, 0, sizeof r);
+            r.n_lines = 1u + (uint32_t)(x % 3u);
+            for (uint32_t i = 0; i < r.n_lines; i++) {
+                /* lines 8 apart share a memo slot; a few hundred in all */
+                r.lines[i].line = i * 1024u + ((x >> 4) % 64u) * 8u + (x >> 12) % 3u;
+                r.lines[i].sector_mask = 1u + (uint32_t)((x >> 16) % 15u);
+                for (uint32_t k = 0; k < 4; k++)
+                    r.lines[i].byte_mask[k] = 0xffffffffu;
+            }
+            ahead[op % 8] = r.lines[0].line;
+            l1_prefetch(hinted, (x >> 24) % 2u ? r.lines[0].line : ahead[(x >> 25) % 8u]);
+            uint32_t ha, ma, hb, mb;
+            if ((x >> 30) % 4u == 0) {
+                l1_store(hinted, &r, CFG_L1_STORES_UPDATE, &ha, &ma);
+                l1_store(plain, &r, CFG_L1_STORES_UPDATE, &hb, &mb);
+            } else {
+                uint32_t miss_a[COAL_MAX_LINES], miss_b[COAL_MAX_LINES];
+                l1_load(hinted, &r, L1_LOAD_CACHE, miss_a, &ha, &ma);
+                l1_load(plain, &r, L1_LOAD_CACHE, miss_b, &hb, &mb);
+                ck_assert_int_eq(memcmp(miss_a, miss_b, r.n_lines * sizeof miss_a[0]), 0);
+            }
+            ck_assert_msg(ha == hb && ma == mb, "op %d: hits %u/%u misses %u/%u", op, ha, hb, ma, mb);
+        }
+        l1_destroy(hinted);
+        l1_destroy(plain);
+    }
+}
+END_TEST
+
 START_TEST(l1_avx2_equals_baseline)
 {
     /* Two L1s take the same loads and stores, one by the baseline code and
@@ -871,10 +1009,13 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, popcount_table_equals_bit_count);
     tcase_add_test(tc, lru_list_equals_stamp_scan);
     tcase_add_test(tc, l1_avx2_equals_baseline);
+    tcase_add_test(tc, l1_hints_change_no_count);
+    tcase_add_test(tc, whole_sector_fill_equals_adding_its_bytes);
     tcase_add_test(tc, l2_avx2_equals_baseline);
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
     tcase_add_test(tc, validate_limits_equals_validate);
     tcase_add_test(tc, validate_strided_equals_validate);
+    tcase_add_test(tc, expand_stride_avx2_equals_baseline);
     tcase_add_test(tc, gpu_mem_strided_equals_gpu_mem);
     tcase_add_test(tc, l2_hints_change_no_count);
     tcase_add_test(tc, read_ahead_changes_no_count);
