@@ -14,6 +14,9 @@ trap 'rm -f "$TMP"' EXIT
 status=0
 while IFS= read -r -d '' f; do
     head -c 15 "$f" | grep -q "gpumemsim-trace" && continue # a text trace: left as it is
+    # tests/golden/run.sh cuts this one at byte 1,030 of its 1,031 and compares
+    # its `trace info` (bytes included): it stays as captured
+    case $f in */h200/matrixMul_tiny_naive.trace) echo "$f kept (a golden fixture)"; continue ;; esac
     if ! "$BIN" trace dump --allow-incomplete --binary --zstd-level 19 -o "$TMP" "$f" 2>/dev/null; then
         echo "recompress.sh: $f: cannot be read; left as it is" >&2; status=1; continue
     fi

@@ -426,7 +426,7 @@ bad_input() {
     B=$TMP/bad
     mkdir -p "$B"
     H=configs/h200.ini
-    SMALL=traces/h200/matrixMul_tiny_naive.trace   # 1031 bytes, one zstd block
+    SMALL=traces/h200/matrixMul_tiny_naive.trace   # 1031 bytes, one zstd block (traces/recompress.sh leaves it)
     BIG=traces/h200/transpose_naive.trace          # 244 KB, many blocks, exact in validate
     TEXT=tests/golden/traces/l1_reuse.txt
 
