@@ -333,7 +333,7 @@ struct timing {
     /* calendars: per SM smsps issue + tag + data (sm_cal_issue & co.); per slice; DRAM */
     uint8_t *cal_storage;     /* the bins, the SMs' first in smcal's order */
     cal *smcal;   /* [sm_count * sm_cals]: SM s's are s * sm_cals + (0 .. smsps-1: issue, smsps: tag, +1: data,
-                   * +2: the write queue's drain towards L2) */
+                   * +2: the drain of the queue towards L2: write sectors and read requests) */
     uint32_t sm_cals;         /* smsps + 3 */
     uint32_t smsp_mask;       /* smsps - 1 when smsps is a power of two, else 0 (then warp % smsps) */
     cal *slice;   /* [slices] */
@@ -366,7 +366,7 @@ struct timing {
     uint64_t lrc_in;
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
     /* the SMs' write queues towards L2 (wqueue.h); each SM's drain is its
-     * sm_cal_wq calendar */
+     * sm_cal_wq calendar, which its read requests book too (read_queue) */
     wqueue *wq;
     uint32_t line_shift, sector_shift; /* L1's line and sector bytes, log2 */
 };
@@ -995,6 +995,19 @@ static void write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t wri
     }
 }
 
+/* A read request of SM sm ready to leave L1 at at: it takes one slot of the
+ * SM's queue towards L2, the drain calendar its write requests' sectors book
+ * ([MEAS] kernels/rwmix.cu, traces/h200-probes/rwmix-h100.txt, on an H100:
+ * one SM storing whole lines while other warps read L2 past L1 sends, per
+ * cycle, store sectors + read requests = 0.91-1.00, for reads of 1 sector
+ * and of 4 alike). Returns when it leaves; the write queue's merge history
+ * holds writes only (no write merges into a read). */
+static uint64_t read_queue(timing *t, uint32_t sm, uint64_t at)
+{
+    uint64_t left = cal1_book(&t->smcal[sm_cal_wq(t, sm)], at, 1) - 1u;
+    return left > at ? left : at;
+}
+
 /* ---- records --------------------------------------------------------------------- */
 
 static void on_record(void *ctx, const gpu_event *e)
@@ -1032,8 +1045,11 @@ static void on_record(void *ctx, const gpu_event *e)
             done = cal1_book(&t->smcal[sm_cal_data(t, sm)], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;
         } else {
             done = tagged + c->t_l1_hit_cycles;
-            for (uint32_t i = 0; i < n_l2; i++)
-                done = max64(done, l2_request(t, sm, &e->l2[i], tagged));
+            for (uint32_t i = 0; i < n_l2; i++) {
+                /* a read request leaves through the SM's queue towards L2 */
+                uint64_t sent = e->l2[i].op == GPU_L2_READ ? read_queue(t, sm, tagged) : tagged;
+                done = max64(done, l2_request(t, sm, &e->l2[i], sent));
+            }
             if (e->data_wavefronts > 1)
                 done = cal1_book(&t->smcal[sm_cal_data(t, sm)], done, e->data_wavefronts);
         }

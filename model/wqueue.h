@@ -12,11 +12,13 @@
  *
  * This module is the bookkeeping only: the caller says when a request
  * entered the queue (t) and when it left it (left: the caller's drain
- * calendar decides). A request is WAITING in [t, left). A new request looks
- * at its SM's newest request to the same line: it merges into it when that
- * one belongs to another warp, entered at or before it and is still
- * waiting, and no more than WQUEUE_LOOKBACK - 1 requests entered between the
- * two (by cycle; replay order breaks ties).
+ * calendar decides; the SM's read requests take slots of it too, one each,
+ * findings §6c, but are not in this history: no write merges into a read,
+ * and the lookback counts write requests). A request is WAITING in
+ * [t, left). A new request looks at its SM's newest request to the same
+ * line: it merges into it when that one belongs to another warp, entered at
+ * or before it and is still waiting, and no more than WQUEUE_LOOKBACK - 1
+ * requests entered between the two (by cycle; replay order breaks ties).
  * The lookback is bounded by a measurement, not fitted: transpose_naive's
  * warp stores are 32 one-sector requests each, and the next warp of its CTA
  * writes the same 32 lines while the first's wait (the queue drains one

@@ -553,6 +553,72 @@ START_TEST(two_lone_warps_stores_never_merge)
 }
 END_TEST
 
+/* The SM's queue towards L2 carries its read requests too, one slot each
+ * (kernels/rwmix.cu: store sectors + read requests = 0.91-1.00 a cycle).
+ * Warp 0 gathers 32 lines: they leave the tag stage at 8 (4 lines a cycle)
+ * and their 32 one-sector read requests fill the drain calendar's first bin
+ * (32 slots, cycles 0-31); warps 1 and 2, on other sub-partitions, then
+ * store a word each to one line (tag stage done at 9 and 10): warp 1's
+ * request waits for the next bin (32), so warp 2's merges into it. After a
+ * load of one line (one read request) warp 1's leaves at once (2) and
+ * nothing merges. */
+static wqueue_counts stores_behind_a_gather(uint32_t gather_lines)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 96);
+    rig_pc(&r, 0, "LDG.E R4, desc[UR4][R2.64]");
+    rig_pc(&r, 1, "STG.E desc[UR4][R2.64], R5");
+    rig_begin(&r);
+    mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 0x20000000, gather_lines > 1 ? 128 : 0);
+    mem_mask(&r, 0, 1, 1, 0x1u, 0x10000000, 4);
+    mem_mask(&r, 0, 2, 1, 0x1u, 0x10000004, 4);
+    timing_result res;
+    rig_end(&r, &res);
+    return res.wq;
+}
+
+START_TEST(stores_merge_behind_a_gather_s_read_requests)
+{
+    wqueue_counts n = stores_behind_a_gather(32);
+    ck_assert_uint_eq(n.requests, 1);
+    ck_assert_uint_eq(n.sectors, 1); /* both wrote sector 0 */
+    n = stores_behind_a_gather(1);
+    ck_assert_uint_eq(n.requests, 0);
+}
+END_TEST
+
+/* A read request waits for its slot behind write sectors: warp 0 stores one
+ * word to each of 32 lines (tag stage done at 8, 4 lines a cycle; its 32
+ * one-sector write requests fill the drain calendar's first bin), and warp
+ * 1's load of one line, done with the tag stage at 9, leaves L1 at 32. */
+static uint64_t load_behind_a_column(bool column)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 64);
+    rig_pc(&r, 0, "STG.E desc[UR4][R2.64], R5");
+    rig_pc(&r, 1, "LDG.E R4, desc[UR4][R2.64]");
+    rig_begin(&r);
+    if (column)
+        mem_mask(&r, 0, 0, 0, TRACE_FULL_MASK, 0x10000000, 128);
+    mem(&r, 0, 1, 1, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, near_address(&c), 0);
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+START_TEST(a_read_request_waits_behind_write_sectors)
+{
+    /* alone: the cold load of the chain test (689), one cycle later: at PC 16
+     * it issues after one instruction, so it leaves the tag stage at 2 */
+    ck_assert_uint_eq(load_behind_a_column(false), 690);
+    /* behind the column: it leaves L1 at 32 instead of 2 */
+    ck_assert_uint_eq(load_behind_a_column(true), 690 + 30);
+}
+END_TEST
+
 typedef struct writes {
     uint64_t requests, sectors, merged;
 } writes;
@@ -572,17 +638,24 @@ static int sum_writes(void *ctx, const replay_kernel_result *r, err_info *err)
  * and 163,838 without the queues), and kernels whose writes must not merge:
  * transpose_naive (8 warps write the same 32 lines, measured 524,288 of
  * 524,288), simpleMathAoS (one warp's own stores, already merged by store
- * combining), writeSegment_off0. */
+ * combining), writeSegment_off0. spmv_vector's one-float stores (lane 0 of
+ * each warp) merge 19 behind its gathers' read requests (8,192 with a queue
+ * of writes only), the H200 ~175 (8,017 requests, 7,967 sectors): a known
+ * miss, the model's stores of neighbouring warps are too far apart
+ * (docs/timing.md, "Reads in the queue"). */
 START_TEST(the_suite_captures_writes)
 {
     static const struct {
         const char *trace;
         uint64_t requests, sectors;
     } cases[] = {
-        {"traces/h200/writeSegment_off11.trace", 62316, 160619}, /* -0.22%, +0.06% */
+        {"traces/h200/writeSegment_off11.trace", 62211, 160514}, /* -0.38%, -0.01% (62,316 and
+                                                                   * 160,619 before reads took
+                                                                   * slots of the queue) */
         {"traces/h200/transpose_naive.trace", 524288, 524288},
         {"traces/h200/simpleMathAoS.trace", 65536, 262144},
         {"traces/h200/writeSegment_off0.trace", 32768, 131072},
+        {"traces/h200/spmv_vector.trace", 8173, 8173},
     };
     cfg_gpu c;
     err_info e;
@@ -626,6 +699,8 @@ Suite *timing_suite(void)
     tcase_add_test(tw, merged_writes_leave_the_write_counters);
     tcase_add_test(tw, a_store_behind_a_full_queue_merges);
     tcase_add_test(tw, two_lone_warps_stores_never_merge);
+    tcase_add_test(tw, stores_merge_behind_a_gather_s_read_requests);
+    tcase_add_test(tw, a_read_request_waits_behind_write_sectors);
     tcase_add_test(tw, the_suite_captures_writes);
     suite_add_tcase(s, tw);
     return s;
