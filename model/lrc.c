@@ -27,6 +27,11 @@ struct lrc {
     uint32_t gen;
     lrc_entry *table;   /* [gpcs][LRC_SETS][LRC_WAYS] */
     lrc_counts counts;
+    /* the way lrc_sent will take for the request lrc_merge just found new
+     * (its scan saw the whole set), so that lrc_sent need not scan it again */
+    lrc_entry *next_victim;
+    uint64_t next_line;
+    uint32_t next_mask, next_sm;
 };
 
 lrc *lrc_create(const uint8_t *sm_gpc, uint32_t sm_count, uint32_t window)
@@ -61,6 +66,7 @@ void lrc_reset(lrc *l)
         l->gen = 1;
     }
     l->counts = (lrc_counts){0};
+    l->next_victim = NULL;
 }
 
 /* The set of GPC g that (line, mask) maps to (splitmix64's finalizer). */
@@ -80,9 +86,20 @@ lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_
                       uint64_t *ret)
 {
     lrc_entry *set = set_of(l, sm, line, mask);
+    lrc_entry *victim = NULL; /* as lrc_sent chooses: the first empty way, else the earliest back */
+    bool empty = false;
+    l->next_victim = NULL;
     for (uint32_t w = 0; w < LRC_WAYS; w++) {
         lrc_entry *e = &set[w];
-        if (e->gen != l->gen || e->line != line || e->mask != mask || e->sm == sm)
+        if (e->gen != l->gen) {
+            if (!empty)
+                victim = e;
+            empty = true;
+            continue;
+        }
+        if (!empty && (!victim || e->ret < victim->ret))
+            victim = e;
+        if (e->line != line || e->mask != mask || e->sm == sm)
             continue;
         uint64_t r;
         if (e->sent <= t && t <= e->ret + l->window)
@@ -102,22 +119,30 @@ lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_
         l->counts.hit_sectors += hit_sectors < n ? hit_sectors : n;
         return LRC_MERGED;
     }
+    l->next_victim = victim;
+    l->next_line = line;
+    l->next_mask = mask;
+    l->next_sm = sm;
     return LRC_NEW;
 }
 
 void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint64_t ret)
 {
-    lrc_entry *set = set_of(l, sm, line, mask);
-    /* an empty way, else the request whose data came back earliest */
-    lrc_entry *victim = &set[0];
-    for (uint32_t w = 0; w < LRC_WAYS; w++) {
-        lrc_entry *e = &set[w];
-        if (e->gen != l->gen) {
-            victim = e;
-            break;
+    lrc_entry *victim = l->next_victim;
+    l->next_victim = NULL;
+    if (!victim || l->next_line != line || l->next_mask != mask || l->next_sm != sm) {
+        lrc_entry *set = set_of(l, sm, line, mask);
+        /* an empty way, else the request whose data came back earliest */
+        victim = &set[0];
+        for (uint32_t w = 0; w < LRC_WAYS; w++) {
+            lrc_entry *e = &set[w];
+            if (e->gen != l->gen) {
+                victim = e;
+                break;
+            }
+            if (e->ret < victim->ret)
+                victim = e;
         }
-        if (e->ret < victim->ret)
-            victim = e;
     }
     *victim = (lrc_entry){.line = line, .sent = t, .ret = ret < t ? t : ret, .gen = l->gen,
                           .sm = (uint16_t)sm, .mask = (uint8_t)mask, .served = 1};
