@@ -292,7 +292,9 @@ static void *xcalloc_lines(size_t count, size_t size, void **raw)
 typedef struct cta_state {
     uint32_t gen;        /* kernel generation; 0 = empty */
     uint32_t cta;
-    uint32_t sm;
+    uint16_t sm;
+    uint8_t first_smsp;  /* its warp 0's sub-partition (cta_start) */
+    uint8_t unused;
     uint32_t slot;       /* its index in sm_slots / slot_end */
     uint64_t start, end; /* end: the latest issue of any of its warps so far */
     uint32_t bar_id[2], bar_count[2];
@@ -302,6 +304,7 @@ _Static_assert(sizeof(cta_state) == 64, "cta_state: one cache line");
 
 typedef struct sm_state {
     uint64_t last_store;     /* issue time of its latest global/local store */
+    uint32_t ctas_started;   /* CTAs started on it in this kernel */
 } sm_state;
 
 typedef struct slice_state {
@@ -649,9 +652,16 @@ static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
     memset(c, 0, sizeof *c);
     c->gen = t->gen;
     c->cta = cta;
-    c->sm = sm;
+    c->sm = (uint16_t)sm;
     c->slot = (uint32_t)(base + best);
     c->start = c->end = start;
+    /* Which sub-partition its warp 0 issues on, as measured (findings §11,
+     * kernels/warpslot.cu): the SM hands out sub-partitions round robin, the
+     * n-th CTA's warp w on (n x warps + w) mod smsps, and one further for
+     * each CTA when its warps are a multiple of smsps (so that warp 0 of
+     * every CTA is not on the same one) */
+    uint32_t n = t->sms[sm].ctas_started++, wpc = t->warps_per_cta;
+    c->first_smsp = (uint8_t)(((uint64_t)n * wpc + (wpc % t->smsps == 0 ? n : 0)) % t->smsps);
     return c;
 }
 
@@ -689,7 +699,7 @@ static warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t w
     w->warp = warp;
     w->clock = c->start;
     w->pc_idx = UINT32_MAX;
-    w->smsp = (uint8_t)smsp_of(t, warp);
+    w->smsp = (uint8_t)smsp_of(t, c->first_smsp + warp);
     return w;
 }
 

@@ -184,6 +184,39 @@ START_TEST(a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency)
 }
 END_TEST
 
+/* n_ctas CTAs of two warps on SM 0 (CTAs 0, 132, ...: round robin over the
+ * H200's 132 SMs); each warp runs an LDS, 62 other instructions, an LDS. */
+static uint64_t two_warp_ctas(uint32_t n_ctas)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 132u * n_ctas, 64);
+    rig_pc(&r, 0, "LDS R2, [R3]");
+    rig_pc(&r, 1, "LDS R4, [R3]");
+    r.pcs[1].pc = 16u * 63u; /* 62 instructions without memory between */
+    rig_begin(&r);
+    for (uint32_t k = 0; k < n_ctas; k++)
+        for (uint32_t w = 0; w < 2; w++) {
+            mem(&r, 132u * k, w, 0, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4);
+            mem(&r, 132u * k, w, 63, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4);
+        }
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+/* findings §11 (kernels/warpslot.cu): the n-th CTA's warp w issues on
+ * sub-partition (n x 2 + w) mod 4 for CTAs of two warps, so two such CTAs
+ * use all four sub-partitions and take no longer than one; a third shares
+ * sub-partitions with the first and waits for them. */
+START_TEST(small_ctas_spread_over_the_sub_partitions)
+{
+    uint64_t one = two_warp_ctas(1);
+    ck_assert_uint_eq(two_warp_ctas(2), one);
+    ck_assert_uint_gt(two_warp_ctas(3), one + 50u);
+}
+END_TEST
+
 /* Independent loads do not wait for each other: two loads of different
  * registers cost one latency, not two. */
 START_TEST(independent_loads_overlap)
@@ -639,7 +672,7 @@ static int sum_writes(void *ctx, const replay_kernel_result *r, err_info *err)
  * transpose_naive (8 warps write the same 32 lines, measured 524,288 of
  * 524,288), simpleMathAoS (one warp's own stores, already merged by store
  * combining), writeSegment_off0. spmv_vector's one-float stores (lane 0 of
- * each warp) merge 19 behind its gathers' read requests (8,192 with a queue
+ * each warp) merge 15 behind its gathers' read requests (8,192 with a queue
  * of writes only), the H200 ~175 (8,017 requests, 7,967 sectors): a known
  * miss, the model's stores of neighbouring warps are too far apart
  * (docs/timing.md, "Reads in the queue"). */
@@ -649,13 +682,13 @@ START_TEST(the_suite_captures_writes)
         const char *trace;
         uint64_t requests, sectors;
     } cases[] = {
-        {"traces/h200/writeSegment_off11.trace", 62211, 160514}, /* -0.38%, -0.01% (62,316 and
+        {"traces/h200/writeSegment_off11.trace", 62208, 160511}, /* -0.39%, -0.01% (62,316 and
                                                                    * 160,619 before reads took
                                                                    * slots of the queue) */
         {"traces/h200/transpose_naive.trace", 524288, 524288},
         {"traces/h200/simpleMathAoS.trace", 65536, 262144},
         {"traces/h200/writeSegment_off0.trace", 32768, 131072},
-        {"traces/h200/spmv_vector.trace", 8173, 8173},
+        {"traces/h200/spmv_vector.trace", 8177, 8177},
     };
     cfg_gpu c;
     err_info e;
@@ -680,6 +713,7 @@ Suite *timing_suite(void)
     tcase_set_timeout(tc, 60); /* each case builds a whole H200; slow under the sanitizers */
     tcase_add_test(tc, a_chain_of_dependent_loads_costs_one_latency_each);
     tcase_add_test(tc, a_guarded_load_has_a_destination);
+    tcase_add_test(tc, small_ctas_spread_over_the_sub_partitions);
     tcase_add_test(tc, a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency);
     tcase_add_test(tc, independent_loads_overlap);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
