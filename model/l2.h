@@ -11,8 +11,9 @@
  *    keeps the model's own tag arrays local for streaming kernels. The same
  *    slice number within each partition holds the line; the set within the
  *    slice comes from the configured index function.
- *  - SM s sits in partition s % partitions (uncalibrated: the real SM-to-
- *    partition map is not known). A read looks up the SM's near partition
+ *  - SM s sits in the partition of its GPC (cfg_partition_of_sm: the
+ *    measured map of [l2] gpc_partition, docs/findings.md §7; without one,
+ *    s % partitions). A read looks up the SM's near partition
  *    first (these lookups are the srcunit_tex hit/miss counters); a near miss
  *    of a far-homed line crosses the fabric (counted per sector) to a second
  *    lookup at home, where a miss reads DRAM; the line is then also kept in
@@ -29,8 +30,9 @@
  *    of a kernel (measured: a kernel writing 4 MB shows 0 DRAM write
  *    sectors); l2_clear drops dirty data uncounted, as ncu's cache flush.
  * Not modelled: compression, residency control (persisting lines),
- * evict_first/evict_last classes at L2, the L2 request coalescer, the
- * background traffic of the profiler (§3.5), timing. */
+ * evict_first/evict_last classes at L2, the background traffic of the
+ * profiler (§3.5), timing. The L2 request coalescer, which merges reads by
+ * time, is the timing layer's (lrc.h). */
 #ifndef GMS_L2_H
 #define GMS_L2_H
 
@@ -39,6 +41,32 @@
 
 #include "cfg.h"
 #include "stats.h"
+
+/* Where the L2 keeps a line (above): its home partition and its slice within
+ * each partition, from splitmix64's finaliser of its 2 KiB granule (every
+ * bit of the granule number moves every bit of the hash, so neighbouring
+ * granules spread over slices and partitions; Lemire's multiply-shift
+ * reduction of its two 32-bit halves). The functional L2 and the timing
+ * layer (timing.c) both place lines with it, so they agree on which lines
+ * share a slice. */
+#define L2_GRANULE_LINES_SHIFT 4u /* 16 lines = 2 KiB per slice granule */
+
+typedef struct l2_home_slice {
+    uint32_t home;  /* partition */
+    uint32_t slice; /* within each partition */
+} l2_home_slice;
+
+static inline l2_home_slice l2_home_slice_of(uint64_t line, uint32_t partitions, uint32_t slices_per_partition)
+{
+    uint64_t z = line >> L2_GRANULE_LINES_SHIFT;
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9ull;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (l2_home_slice){.home = (uint32_t)(((z & 0xffffffffu) * partitions) >> 32),
+                           .slice = (uint32_t)(((z >> 32) * slices_per_partition) >> 32)};
+}
 
 typedef struct l2 l2;
 

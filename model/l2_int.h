@@ -41,27 +41,12 @@ struct l2 {
     bool avx2;                  /* l2_read and l2_write run their AVX2 builds */
 };
 
-/* splitmix64's finaliser: every bit of the granule number moves every bit
- * of the result, so neighbouring granules spread over slices and partitions. */
-#define L2_GRANULE_LINES_SHIFT 4u /* 16 lines = 2 KiB per slice granule */
-static inline uint64_t mix64(uint64_t z)
-{
-    z ^= z >> 30;
-    z *= 0xbf58476d1ce4e5b9ull;
-    z ^= z >> 27;
-    z *= 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return z;
-}
-
 static inline l2_place place_of(const l2 *c, uint64_t line)
 {
-    uint64_t h = mix64(line >> L2_GRANULE_LINES_SHIFT);
+    l2_home_slice hs = l2_home_slice_of(line, c->partitions, c->slices_per_partition);
     l2_place p;
-    /* Lemire's multiply-shift range reduction of two independent 32-bit halves */
-    p.home = (uint32_t)(((h & 0xffffffffu) * c->partitions) >> 32);
-    uint32_t slice = (uint32_t)(((h >> 32) * c->slices_per_partition) >> 32);
-    p.set = slice * c->sets_per_slice + cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
+    p.home = hs.home;
+    p.set = hs.slice * c->sets_per_slice + cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
     return p;
 }
 

@@ -15,6 +15,7 @@
 
 #include "coal.h"
 #include "err.h"
+#include "l2.h"
 #include "lrc.h"
 #include "sass.h"
 #include "wqueue.h"
@@ -813,30 +814,13 @@ static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, ui
 
 /* ---- L2 ------------------------------------------------------------------------- */
 
-static inline uint64_t mix64(uint64_t z)
+/* Where line lives in L2 (l2.h's rule, so the functional and the timing
+ * model agree on which lines share a slice): its slice within a partition
+ * (partition p's is p * slices_per_partition + slice), and its home
+ * partition, where writes and atomics are done. */
+static inline l2_home_slice place_of(const timing *t, uint64_t line)
 {
-    z ^= z >> 30;
-    z *= 0xbf58476d1ce4e5b9ull;
-    z ^= z >> 27;
-    z *= 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return z;
-}
-
-/* Where line lives in L2 (l2.c's rule, the same hash: 2 KiB granules,
- * splitmix64, so the functional and the timing model agree on which lines
- * share a slice): its slice within a partition, and its home partition, where
- * writes and atomics are done. */
-typedef struct l2_place {
-    uint32_t sub;  /* slice within a partition: partition p's is p * slices_per_partition + sub */
-    uint32_t home;
-} l2_place;
-
-static inline l2_place place_of(const timing *t, uint64_t line)
-{
-    uint64_t h = mix64(line >> 4);
-    return (l2_place){.sub = (uint32_t)(((h >> 32) * t->slices_per_partition) >> 32),
-                      .home = (uint32_t)(((h & 0xffffffffu) * t->partitions) >> 32)};
+    return l2_home_slice_of(line, t->partitions, t->slices_per_partition);
 }
 
 /* One request from SM sm leaving L1 at t1; returns when its data (or its
@@ -845,11 +829,11 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
                                                                  uint64_t t1)
 {
     bool read = r->op == GPU_L2_READ;
-    l2_place pl = place_of(t, r->line);
+    l2_home_slice pl = place_of(t, r->line);
     uint32_t near = t->sm_part[sm];
     uint64_t arrive = t1 + (r->far ? t->far_in : t->l2_in);
     /* reads are looked up in the SM's near partition; writes and atomics at home */
-    uint32_t si = (read ? near : pl.home) * t->slices_per_partition + pl.sub;
+    uint32_t si = (read ? near : pl.home) * t->slices_per_partition + pl.slice;
     slice_state *ss = &t->slices[si];
     uint64_t served, group_ret = 0;
     lrc_outcome outcome = LRC_NEW;
@@ -873,7 +857,7 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     uint64_t units = sectors > t->lookup_units ? sectors : t->lookup_units;
     if (r->far) {
         uint32_t other = read ? pl.home : near;
-        arrive = cal_book(&t->slice[other * t->slices_per_partition + pl.sub], arrive, units);
+        arrive = cal_book(&t->slice[other * t->slices_per_partition + pl.slice], arrive, units);
     }
 
     if (r->op == GPU_L2_ATOMIC) {
