@@ -15,7 +15,8 @@
  * by shared memory; only the CTAs on A and B work.) Prints per B on stderr:
  * the median latency of the faster and slower halves of A's and B's loads
  * (split at the largest gap of the sorted latencies) and how many loads each
- * half has. Exit codes as common.cuh. */
+ * half has, then the mean and the ventiles (min, p5, ..., p95, max). Exit
+ * codes as common.cuh. */
 #include "common.cuh"
 
 #include <algorithm>
@@ -86,6 +87,12 @@ static void describe(const char *who, std::vector<unsigned> v)
     fprintf(stderr, " %s: fast n %zu median %u", who, cut, cut ? v[cut / 2] : 0u);
     if (cut < n) fprintf(stderr, " | slow n %zu median %u", n - cut, v[cut + (n - cut) / 2]);
     fprintf(stderr, " | p1 %u p99 %u;", v[n / 100], v[n - 1 - n / 100]);
+    /* the whole distribution, for a model that draws latencies from it */
+    double sum = 0;
+    for (unsigned x : v) sum += x;
+    fprintf(stderr, " mean %.1f ventiles", sum / (double)n);
+    for (int q = 0; q <= 20; ++q) fprintf(stderr, " %u", v[q == 20 ? n - 1 : q * n / 20]);
+    fprintf(stderr, ";");
 }
 
 int main(int argc, char **argv)
