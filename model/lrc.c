@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "err.h"
 
 /* One request sent to L2. gen: the kernel that sent it (0 = empty), so that
@@ -113,7 +114,7 @@ lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_
          * the group is read from L2 again (its data is the group's) */
         if (e->served++ % LRC_SERVES == 0)
             return LRC_READ_AGAIN;
-        uint32_t n = (uint32_t)__builtin_popcount(mask);
+        uint32_t n = cache_popcount(mask);
         l->counts.requests++;
         l->counts.sectors += n;
         l->counts.hit_sectors += hit_sectors < n ? hit_sectors : n;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "cache.h"
 #include "coal.h"
 #include "err.h"
 #include "l2.h"
@@ -365,6 +366,8 @@ struct timing {
     uint32_t *pc_next;        /* [k->n_pcs]: the PC index a warp went to from this one when
                                * not the next, UINT32_MAX when none (pc_index's hint) */
     uint32_t cap_pcs;
+    uint32_t pc_first;        /* the PC index the latest warp's first record had, UINT32_MAX
+                               * when none: where a new warp usually starts (pc_index's hint) */
     uint64_t end;             /* latest completion of anything */
     uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
     uint64_t lrc_in;
@@ -565,6 +568,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         t->pc_next = xmalloc((size_t)k->n_pcs * sizeof *t->pc_next);
         t->cap_pcs = k->n_pcs;
     }
+    t->pc_first = UINT32_MAX;
     for (uint32_t i = 0; i < k->n_pcs; i++) {
         t->pc_next[i] = UINT32_MAX;
         /* the opcode past any guard: "@!P0 LDS R4, [R5]" is a load too */
@@ -704,7 +708,9 @@ static warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t w
     return w;
 }
 
-/* The PC table index of pc: usually the entry after the warp's last one. */
+/* The PC table index of pc: usually the entry after the warp's last one, or
+ * for a warp's first record where the latest warp started (the PCs are
+ * ascending without duplicates: an entry whose pc matches is pc's). */
 static uint32_t pc_index(timing *t, const warp_state *w, uint32_t pc)
 {
     const trace_kernel *k = t->k;
@@ -715,11 +721,19 @@ static uint32_t pc_index(timing *t, const warp_state *w, uint32_t pc)
         uint32_t j = t->pc_next[i]; /* a loop's back edge: where the last warp went from i */
         if (j != UINT32_MAX && k->pcs[j].pc == pc)
             return j;
+    } else {
+        uint32_t j = t->pc_first; /* in a kernel's thousands of warps, each one's first
+                                   * record was a binary search (13.7 instructions a
+                                   * record of 1M coalesced ones) */
+        if (j != UINT32_MAX && k->pcs[j].pc == pc)
+            return j;
     }
     const trace_pc_info *p = trace_kernel_find_pc(k, pc);
     uint32_t r = p ? (uint32_t)(p - k->pcs) : UINT32_MAX;
     if (i != UINT32_MAX)
         t->pc_next[i] = r;
+    else
+        t->pc_first = r;
     return r;
 }
 
@@ -844,7 +858,7 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
          * flight gets that one's data and books nothing (model/lrc.h) */
         uint64_t at_lrc = t1 + t->l2_in;
         t->lrc_in += r->sectors;
-        if (t->lrc && r->sectors == (uint32_t)__builtin_popcount(r->sector_mask)) {
+        if (t->lrc && r->sectors == cache_popcount(r->sector_mask)) {
             outcome = lrc_merge(t->lrc, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &group_ret);
             if (outcome == LRC_MERGED)
                 return max64(group_ret, at_lrc) + t->l2_out;
@@ -983,7 +997,7 @@ static void write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t wri
          * 32.0 bytes a cycle with 2 to 32 warps; misaligned stores, merged,
          * 0.99-1.01 sectors a cycle); a request waits until its first
          * sector leaves: the end of its booking less its own sectors */
-        uint64_t sectors = (uint64_t)__builtin_popcount(masks[i]);
+        uint64_t sectors = cache_popcount(masks[i]);
         uint64_t left = cal1_book(drain, at, sectors) - sectors;
         wqueue_sent(t->wq, sm, writer, lines[i], masks[i], at, left > at ? left : at);
     }
