@@ -711,7 +711,7 @@ static warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t w
 /* The PC table index of pc: usually the entry after the warp's last one, or
  * for a warp's first record where the latest warp started (the PCs are
  * ascending without duplicates: an entry whose pc matches is pc's). */
-static uint32_t pc_index(timing *t, const warp_state *w, uint32_t pc)
+static inline uint32_t pc_index(timing *t, const warp_state *w, uint32_t pc)
 {
     const trace_kernel *k = t->k;
     uint32_t i = w->pc_idx;
@@ -786,9 +786,12 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, u
 }
 
 /* Issue the instructions between the warp's last record and pc, then pc
- * itself; returns the cycle pc issues. regs: pc's registers (NULL: none). */
-static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, uint32_t pc,
-                         const timing_regs *regs, bool is_store, uint8_t dst_n)
+ * itself; returns the cycle pc issues. regs: pc's registers (NULL: none).
+ * Inlined: every record calls it, and a call saved and restored six
+ * registers and passed eight arguments (25 instructions a record). */
+static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm,
+                                                               uint32_t pc, const timing_regs *regs, bool is_store,
+                                                               uint8_t dst_n)
 {
     uint64_t at = w->clock;
     if (w->bar_wait) {
