@@ -213,6 +213,38 @@ static inline __attribute__((always_inline)) uint64_t cal_book(cal *c, uint64_t 
     return cal_book_slow(c, t, n);
 }
 
+/* cal1_book's booking of n (1 <= n <= CAL_BIN) cycles at t that does not
+ * fit in bin b (t's, or the first after the full run t falls in; in the
+ * window): when the rest fits in the next bin, which is in the window and
+ * not in the full run, it is booked there with cal_book_slow's result, bins
+ * and full run (the run is t's bin to b + 1: t's bin is not before the window,
+ * since the run never is); else cal_book_slow. Nearly every booking of an
+ * SM's issue slots that does not fit in one bin fits in two. */
+static __attribute__((noinline)) uint64_t cal1_book_spill(cal *c, uint64_t t, uint64_t n, uint64_t b)
+{
+    uint8_t *bins = c->bins;
+    uint64_t next = b + 1u;
+    uint64_t rest = n - (CAL_BIN - bins[b & (CAL_BINS - 1u)]); /* >= 1: it did not fit */
+    if (next - c->full_lo < c->full_hi - c->full_lo || next - c->lo >= CAL_BINS)
+        return cal_book_slow(c, t, n);
+    uint64_t v = bins[next & (CAL_BINS - 1u)] + rest;
+    if (v > CAL_BIN)
+        return cal_book_slow(c, t, n);
+    bins[b & (CAL_BINS - 1u)] = CAL_BIN;
+    bins[next & (CAL_BINS - 1u)] = (uint8_t)v;
+    c->dirty = true;
+    uint64_t first = t >> CAL_BIN_SHIFT; /* bins first .. b are full now (as in cal_book_slow) */
+    if (first <= c->full_hi && next >= c->full_lo) {
+        c->full_lo = first < c->full_lo ? first : c->full_lo;
+        c->full_hi = next > c->full_hi ? next : c->full_hi;
+    } else if (next > c->full_hi) {
+        c->full_lo = first;
+        c->full_hi = next;
+    }
+    uint64_t fill = (next << CAL_BIN_SHIFT) + v;
+    return fill > t + n ? fill : t + n;
+}
+
 /* cal_book for a calendar of one unit per cycle (cap CAL_BIN, bins in bytes:
  * an SM's issue slots, tag and data stages), where units are cycles. */
 static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t t, uint64_t n)
@@ -230,6 +262,7 @@ static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t
             uint64_t fill = (b << CAL_BIN_SHIFT) + v;
             return fill > t + n ? fill : t + n;
         }
+        return cal1_book_spill(c, t, n, b);
     }
     return cal_book_slow(c, t, n);
 }
