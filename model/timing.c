@@ -356,6 +356,7 @@ typedef struct slice_state {
 #define ANNOUNCE_LAG 4u
 typedef struct announced {
     uint32_t cta, warp, sm;
+    uint32_t slot; /* its warp entry's index (warp_slot) */
 } announced;
 
 struct timing {
@@ -1130,40 +1131,44 @@ PREFETCHER void sm_bin_prefetch(const timing *t, size_t i, uint64_t cycle)
     __builtin_prefetch(&t->cal_storage[i * CAL_BINS + ((cycle >> CAL_BIN_SHIFT) & (CAL_BINS - 1u))], 1);
 }
 
-PREFETCHER const warp_state *warp_slot(const timing *t, uint32_t cta, uint32_t warp)
+PREFETCHER uint32_t warp_slot(const timing *t, uint32_t cta, uint32_t warp)
 {
-    return &t->warps[(uint32_t)((uint64_t)cta * t->warps_per_cta + warp) & t->warp_mask];
+    return (uint32_t)((uint64_t)cta * t->warps_per_cta + warp) & t->warp_mask;
 }
 
 /* The replay's read-ahead announces a record (gpu.h's observer prefetch): the
- * entries its turn will read first are its warp (two lines), its CTA and the
- * three calendars of its SM it books (issue slots of its sub-partition, tag
- * and data stages); the record announced ANNOUNCE_LAG before it has its warp
- * entry in cache by now, so that the bins its clock falls in can be
- * prefetched too (a heuristic: earlier records of the same warp may still
- * move its clock). m is not validated yet: every index is masked or checked,
- * nothing is written but the ring. */
+ * entries its turn will read first are its warp (two lines), its CTA and two
+ * calendars of its SM it books (the tag and data stages); the record
+ * announced ANNOUNCE_LAG before it has its warp entry in cache by now, so
+ * that its sub-partition's issue calendar (the warp entry knows which: its
+ * CTA's first_smsp + warp, cta_start) and the bins its clock falls in in the
+ * three can be prefetched too (a heuristic: earlier records of the same warp
+ * may still move its clock). m is not validated yet: every index is masked
+ * or checked, nothing is written but the ring. */
 static void on_prefetch(void *ctx, const trace_mem *m)
 {
     timing *t = ctx;
-    const warp_state *w = warp_slot(t, m->cta, m->warp);
+    uint32_t slot = warp_slot(t, m->cta, m->warp);
+    const warp_state *w = &t->warps[slot];
     __builtin_prefetch(w, 1);
     __builtin_prefetch(&w->pend_ready, 1);
     __builtin_prefetch(&t->ctas[m->cta & t->cta_mask], 1);
     uint32_t sm = sm_of(t, m->cta, m->sm);
-    __builtin_prefetch(&t->smcal[sm_cal_issue(t, sm, smsp_of(t, m->warp))], 1);
-    __builtin_prefetch(&t->smcal[sm_cal_tag(t, sm)], 1);
-    __builtin_prefetch(&t->smcal[sm_cal_data(t, sm)], 1);
+    const cal *tag = &t->smcal[sm_cal_tag(t, sm)];
+    __builtin_prefetch(tag, 1);
+    __builtin_prefetch(tag + 1, 1); /* the data stage's, next to it (sm_cal_data) */
     announced *a = &t->ann[t->n_ann % ANNOUNCED];
-    *a = (announced){.cta = m->cta, .warp = m->warp, .sm = sm};
+    *a = (announced){.cta = m->cta, .warp = m->warp, .sm = sm, .slot = slot};
     t->n_ann++;
     if (t->n_ann <= ANNOUNCE_LAG)
         return;
     const announced *o = &t->ann[(t->n_ann - 1u - ANNOUNCE_LAG) % ANNOUNCED];
-    const warp_state *ow = warp_slot(t, o->cta, o->warp);
+    const warp_state *ow = &t->warps[o->slot];
     if (ow->gen != t->gen || ow->cta != o->cta || ow->warp != o->warp)
         return;
-    sm_bin_prefetch(t, sm_cal_issue(t, o->sm, ow->smsp), ow->clock);
+    size_t issue = sm_cal_issue(t, o->sm, ow->smsp);
+    __builtin_prefetch(&t->smcal[issue], 1);
+    sm_bin_prefetch(t, issue, ow->clock);
     sm_bin_prefetch(t, sm_cal_tag(t, o->sm), ow->clock);
     sm_bin_prefetch(t, sm_cal_data(t, o->sm), ow->clock);
 }
