@@ -71,7 +71,7 @@ void lrc_reset(lrc *l)
 }
 
 /* The set of GPC g that (line, mask) maps to (splitmix64's finalizer). */
-static lrc_entry *set_of(const lrc *l, uint32_t sm, uint64_t line, uint32_t mask)
+static inline lrc_entry *set_of(const lrc *l, uint32_t sm, uint64_t line, uint32_t mask)
 {
     uint64_t z = line * 16u + mask;
     z ^= z >> 30;
