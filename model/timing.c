@@ -794,9 +794,12 @@ static bool wait_regs(warp_state *w, const timing_regs *r, uint8_t dst, uint8_t 
         if (hit) {
             *at = max64(*at, w->pend_ready[i]);
         } else {
-            w->pend_first[keep] = (uint8_t)first;
-            w->pend_n[keep] = (uint8_t)n;
-            w->pend_ready[keep++] = w->pend_ready[i];
+            if (keep != i) { /* a load before it was dropped: move it down */
+                w->pend_first[keep] = (uint8_t)first;
+                w->pend_n[keep] = (uint8_t)n;
+                w->pend_ready[keep] = w->pend_ready[i];
+            }
+            keep++;
         }
     }
     w->n_pend = (uint8_t)keep;
@@ -1002,42 +1005,48 @@ static uint32_t store_lines(const timing *t, const trace_mem *m, uint64_t *lines
     return n;
 }
 
+/* One line's write request of writer entering SM sm's queue (drain) at at:
+ * it merges into a waiting request of another warp to the same line, or is
+ * drained at the L1-to-L2 write rate. */
+static inline void write_request(timing *t, cal *drain, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask,
+                                 uint64_t at)
+{
+    if (wqueue_merge(t->wq, sm, writer, line, mask, at))
+        return;
+    /* the queue sends one sector a cycle ([MEAS] kernels/wrate.cu,
+     * traces/h200-probes/wrate.txt: one SM storing whole lines sends
+     * 32.0 bytes a cycle with 2 to 32 warps; misaligned stores, merged,
+     * 0.99-1.01 sectors a cycle); a request waits until its first
+     * sector leaves: the end of its booking less its own sectors */
+    uint64_t sectors = cache_popcount(mask);
+    uint64_t left = cal1_book(drain, at, sectors) - sectors;
+    wqueue_sent(t->wq, sm, writer, line, mask, at, left > at ? left : at);
+}
+
 /* A global store of writer (cta x warps + warp) on SM sm whose lines are
  * ready to leave L1 at t: each line's write request enters the SM's queue,
  * in address order (the coalescer's), and merges into a waiting request of
  * another warp to the same line, or is drained at the L1-to-L2 write rate. */
 static void write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t writer, uint64_t at)
 {
-    uint64_t lines[WQ_MAX_LINES];
-    uint32_t masks[WQ_MAX_LINES];
+    cal *drain = &t->smcal[sm_cal_wq(t, sm)];
     /* the coalescer's lines when they are in address order (nearly every
-     * store: lanes ascending), else worked out again in that order */
+     * store: lanes ascending), read where they are; else worked out again
+     * in that order */
     const coal_result *r = e->lines;
     bool ascending = r && r->n_lines <= WQ_MAX_LINES;
     for (uint32_t i = 1; ascending && i < r->n_lines; i++)
         ascending = r->lines[i].line > r->lines[i - 1u].line;
-    uint32_t n = 0;
     if (ascending) {
-        for (; n < r->n_lines; n++) {
-            lines[n] = r->lines[n].line;
-            masks[n] = r->lines[n].sector_mask;
-        }
-    } else {
-        n = store_lines(t, e->m, lines, masks);
+        for (uint32_t i = 0; i < r->n_lines; i++)
+            write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at);
+        return;
     }
-    cal *drain = &t->smcal[sm_cal_wq(t, sm)];
-    for (uint32_t i = 0; i < n; i++) {
-        if (wqueue_merge(t->wq, sm, writer, lines[i], masks[i], at))
-            continue;
-        /* the queue sends one sector a cycle ([MEAS] kernels/wrate.cu,
-         * traces/h200-probes/wrate.txt: one SM storing whole lines sends
-         * 32.0 bytes a cycle with 2 to 32 warps; misaligned stores, merged,
-         * 0.99-1.01 sectors a cycle); a request waits until its first
-         * sector leaves: the end of its booking less its own sectors */
-        uint64_t sectors = cache_popcount(masks[i]);
-        uint64_t left = cal1_book(drain, at, sectors) - sectors;
-        wqueue_sent(t->wq, sm, writer, lines[i], masks[i], at, left > at ? left : at);
-    }
+    uint64_t lines[WQ_MAX_LINES];
+    uint32_t masks[WQ_MAX_LINES];
+    uint32_t n = store_lines(t, e->m, lines, masks);
+    for (uint32_t i = 0; i < n; i++)
+        write_request(t, drain, sm, writer, lines[i], masks[i], at);
 }
 
 /* A read request of SM sm ready to leave L1 at at: it takes one slot of the
