@@ -102,10 +102,10 @@ lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_
                 empty = e;
             continue;
         }
-        if (e->ret < oldest_ret) {
-            oldest_ret = e->ret;
-            oldest = e;
-        }
+        /* branch-free: which way came back earliest is a coin toss */
+        bool older = e->ret < oldest_ret;
+        oldest_ret = older ? e->ret : oldest_ret;
+        oldest = older ? e : oldest;
         if (e->line != line || e->mask != mask || e->sm == sm)
             continue;
         uint64_t r;
