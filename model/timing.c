@@ -284,7 +284,7 @@ typedef struct warp_state {
     uint64_t clock;      /* earliest cycle of the warp's next instruction */
     uint32_t last_pc;
     uint32_t pc_idx;     /* index of last_pc in the kernel's PC table, or UINT32_MAX */
-    uint8_t smsp;        /* its sub-partition, warp mod smsps (at most 16) */
+    uint8_t smsp;        /* its sub-partition, (its CTA's first_smsp + warp) mod smsps (at most 16) */
     bool started, bar_wait;
     uint8_t n_pend;      /* loads in flight, oldest first: */
     uint8_t pend_first[MAX_PENDING]; /* first destination register */
@@ -430,10 +430,10 @@ static inline size_t sm_cal_wq(const timing *t, uint32_t sm)
     return (size_t)sm * t->sm_cals + t->smsps + 2u;
 }
 
-/* A warp's sub-partition: warp mod smsps. */
-static inline uint32_t smsp_of(const timing *t, uint32_t warp)
+/* x mod smsps (a warp's sub-partition: x = its CTA's first_smsp + warp). */
+static inline uint32_t smsp_of(const timing *t, uint32_t x)
 {
-    return t->smsp_mask ? warp & t->smsp_mask : warp % t->smsps;
+    return t->smsp_mask ? x & t->smsp_mask : x % t->smsps;
 }
 
 static uint64_t max64(uint64_t a, uint64_t b)
