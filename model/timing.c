@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "cache.h"
 #include "coal.h"
 #include "err.h"
 #include "l2.h"
@@ -212,6 +213,38 @@ static inline __attribute__((always_inline)) uint64_t cal_book(cal *c, uint64_t 
     return cal_book_slow(c, t, n);
 }
 
+/* cal1_book's booking of n (1 <= n <= CAL_BIN) cycles at t that does not
+ * fit in bin b (t's, or the first after the full run t falls in; in the
+ * window): when the rest fits in the next bin, which is in the window and
+ * not in the full run, it is booked there with cal_book_slow's result, bins
+ * and full run (the run is t's bin to b + 1: t's bin is not before the window,
+ * since the run never is); else cal_book_slow. Nearly every booking of an
+ * SM's issue slots that does not fit in one bin fits in two. */
+static __attribute__((noinline)) uint64_t cal1_book_spill(cal *c, uint64_t t, uint64_t n, uint64_t b)
+{
+    uint8_t *bins = c->bins;
+    uint64_t next = b + 1u;
+    uint64_t rest = n - (CAL_BIN - bins[b & (CAL_BINS - 1u)]); /* >= 1: it did not fit */
+    if (next - c->full_lo < c->full_hi - c->full_lo || next - c->lo >= CAL_BINS)
+        return cal_book_slow(c, t, n);
+    uint64_t v = bins[next & (CAL_BINS - 1u)] + rest;
+    if (v > CAL_BIN)
+        return cal_book_slow(c, t, n);
+    bins[b & (CAL_BINS - 1u)] = CAL_BIN;
+    bins[next & (CAL_BINS - 1u)] = (uint8_t)v;
+    c->dirty = true;
+    uint64_t first = t >> CAL_BIN_SHIFT; /* bins first .. b are full now (as in cal_book_slow) */
+    if (first <= c->full_hi && next >= c->full_lo) {
+        c->full_lo = first < c->full_lo ? first : c->full_lo;
+        c->full_hi = next > c->full_hi ? next : c->full_hi;
+    } else if (next > c->full_hi) {
+        c->full_lo = first;
+        c->full_hi = next;
+    }
+    uint64_t fill = (next << CAL_BIN_SHIFT) + v;
+    return fill > t + n ? fill : t + n;
+}
+
 /* cal_book for a calendar of one unit per cycle (cap CAL_BIN, bins in bytes:
  * an SM's issue slots, tag and data stages), where units are cycles. */
 static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t t, uint64_t n)
@@ -229,6 +262,7 @@ static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t
             uint64_t fill = (b << CAL_BIN_SHIFT) + v;
             return fill > t + n ? fill : t + n;
         }
+        return cal1_book_spill(c, t, n, b);
     }
     return cal_book_slow(c, t, n);
 }
@@ -250,7 +284,7 @@ typedef struct warp_state {
     uint64_t clock;      /* earliest cycle of the warp's next instruction */
     uint32_t last_pc;
     uint32_t pc_idx;     /* index of last_pc in the kernel's PC table, or UINT32_MAX */
-    uint8_t smsp;        /* its sub-partition, warp mod smsps (at most 16) */
+    uint8_t smsp;        /* its sub-partition, (its CTA's first_smsp + warp) mod smsps (at most 16) */
     bool started, bar_wait;
     uint8_t n_pend;      /* loads in flight, oldest first: */
     uint8_t pend_first[MAX_PENDING]; /* first destination register */
@@ -322,6 +356,7 @@ typedef struct slice_state {
 #define ANNOUNCE_LAG 4u
 typedef struct announced {
     uint32_t cta, warp, sm;
+    uint32_t slot; /* its warp entry's index (warp_slot) */
 } announced;
 
 struct timing {
@@ -365,6 +400,8 @@ struct timing {
     uint32_t *pc_next;        /* [k->n_pcs]: the PC index a warp went to from this one when
                                * not the next, UINT32_MAX when none (pc_index's hint) */
     uint32_t cap_pcs;
+    uint32_t pc_first;        /* the PC index the latest warp's first record had, UINT32_MAX
+                               * when none: where a new warp usually starts (pc_index's hint) */
     uint64_t end;             /* latest completion of anything */
     uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
     uint64_t lrc_in;
@@ -393,10 +430,10 @@ static inline size_t sm_cal_wq(const timing *t, uint32_t sm)
     return (size_t)sm * t->sm_cals + t->smsps + 2u;
 }
 
-/* A warp's sub-partition: warp mod smsps. */
-static inline uint32_t smsp_of(const timing *t, uint32_t warp)
+/* x mod smsps (a warp's sub-partition: x = its CTA's first_smsp + warp). */
+static inline uint32_t smsp_of(const timing *t, uint32_t x)
 {
-    return t->smsp_mask ? warp & t->smsp_mask : warp % t->smsps;
+    return t->smsp_mask ? x & t->smsp_mask : x % t->smsps;
 }
 
 static uint64_t max64(uint64_t a, uint64_t b)
@@ -565,6 +602,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         t->pc_next = xmalloc((size_t)k->n_pcs * sizeof *t->pc_next);
         t->cap_pcs = k->n_pcs;
     }
+    t->pc_first = UINT32_MAX;
     for (uint32_t i = 0; i < k->n_pcs; i++) {
         t->pc_next[i] = UINT32_MAX;
         /* the opcode past any guard: "@!P0 LDS R4, [R5]" is a load too */
@@ -704,8 +742,10 @@ static warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t w
     return w;
 }
 
-/* The PC table index of pc: usually the entry after the warp's last one. */
-static uint32_t pc_index(timing *t, const warp_state *w, uint32_t pc)
+/* The PC table index of pc: usually the entry after the warp's last one, or
+ * for a warp's first record where the latest warp started (the PCs are
+ * ascending without duplicates: an entry whose pc matches is pc's). */
+static inline uint32_t pc_index(timing *t, const warp_state *w, uint32_t pc)
 {
     const trace_kernel *k = t->k;
     uint32_t i = w->pc_idx;
@@ -715,11 +755,19 @@ static uint32_t pc_index(timing *t, const warp_state *w, uint32_t pc)
         uint32_t j = t->pc_next[i]; /* a loop's back edge: where the last warp went from i */
         if (j != UINT32_MAX && k->pcs[j].pc == pc)
             return j;
+    } else {
+        uint32_t j = t->pc_first; /* in a kernel's thousands of warps, each one's first
+                                   * record was a binary search (13.7 instructions a
+                                   * record of 1M coalesced ones) */
+        if (j != UINT32_MAX && k->pcs[j].pc == pc)
+            return j;
     }
     const trace_pc_info *p = trace_kernel_find_pc(k, pc);
     uint32_t r = p ? (uint32_t)(p - k->pcs) : UINT32_MAX;
     if (i != UINT32_MAX)
         t->pc_next[i] = r;
+    else
+        t->pc_first = r;
     return r;
 }
 
@@ -746,9 +794,12 @@ static bool wait_regs(warp_state *w, const timing_regs *r, uint8_t dst, uint8_t 
         if (hit) {
             *at = max64(*at, w->pend_ready[i]);
         } else {
-            w->pend_first[keep] = (uint8_t)first;
-            w->pend_n[keep] = (uint8_t)n;
-            w->pend_ready[keep++] = w->pend_ready[i];
+            if (keep != i) { /* a load before it was dropped: move it down */
+                w->pend_first[keep] = (uint8_t)first;
+                w->pend_n[keep] = (uint8_t)n;
+                w->pend_ready[keep] = w->pend_ready[i];
+            }
+            keep++;
         }
     }
     w->n_pend = (uint8_t)keep;
@@ -772,9 +823,12 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, u
 }
 
 /* Issue the instructions between the warp's last record and pc, then pc
- * itself; returns the cycle pc issues. regs: pc's registers (NULL: none). */
-static uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm, uint32_t pc,
-                         const timing_regs *regs, bool is_store, uint8_t dst_n)
+ * itself; returns the cycle pc issues. regs: pc's registers (NULL: none).
+ * Inlined: every record calls it, and a call saved and restored six
+ * registers and passed eight arguments (25 instructions a record). */
+static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm,
+                                                               uint32_t pc, const timing_regs *regs, bool is_store,
+                                                               uint8_t dst_n)
 {
     uint64_t at = w->clock;
     if (w->bar_wait) {
@@ -844,7 +898,7 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
          * flight gets that one's data and books nothing (model/lrc.h) */
         uint64_t at_lrc = t1 + t->l2_in;
         t->lrc_in += r->sectors;
-        if (t->lrc && r->sectors == (uint32_t)__builtin_popcount(r->sector_mask)) {
+        if (t->lrc && r->sectors == cache_popcount(r->sector_mask)) {
             outcome = lrc_merge(t->lrc, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &group_ret);
             if (outcome == LRC_MERGED)
                 return max64(group_ret, at_lrc) + t->l2_out;
@@ -951,42 +1005,48 @@ static uint32_t store_lines(const timing *t, const trace_mem *m, uint64_t *lines
     return n;
 }
 
+/* One line's write request of writer entering SM sm's queue (drain) at at:
+ * it merges into a waiting request of another warp to the same line, or is
+ * drained at the L1-to-L2 write rate. */
+static inline void write_request(timing *t, cal *drain, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask,
+                                 uint64_t at)
+{
+    if (wqueue_merge(t->wq, sm, writer, line, mask, at))
+        return;
+    /* the queue sends one sector a cycle ([MEAS] kernels/wrate.cu,
+     * traces/h200-probes/wrate.txt: one SM storing whole lines sends
+     * 32.0 bytes a cycle with 2 to 32 warps; misaligned stores, merged,
+     * 0.99-1.01 sectors a cycle); a request waits until its first
+     * sector leaves: the end of its booking less its own sectors */
+    uint64_t sectors = cache_popcount(mask);
+    uint64_t left = cal1_book(drain, at, sectors) - sectors;
+    wqueue_sent(t->wq, sm, writer, line, mask, at, left > at ? left : at);
+}
+
 /* A global store of writer (cta x warps + warp) on SM sm whose lines are
  * ready to leave L1 at t: each line's write request enters the SM's queue,
  * in address order (the coalescer's), and merges into a waiting request of
  * another warp to the same line, or is drained at the L1-to-L2 write rate. */
 static void write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t writer, uint64_t at)
 {
-    uint64_t lines[WQ_MAX_LINES];
-    uint32_t masks[WQ_MAX_LINES];
+    cal *drain = &t->smcal[sm_cal_wq(t, sm)];
     /* the coalescer's lines when they are in address order (nearly every
-     * store: lanes ascending), else worked out again in that order */
+     * store: lanes ascending), read where they are; else worked out again
+     * in that order */
     const coal_result *r = e->lines;
     bool ascending = r && r->n_lines <= WQ_MAX_LINES;
     for (uint32_t i = 1; ascending && i < r->n_lines; i++)
         ascending = r->lines[i].line > r->lines[i - 1u].line;
-    uint32_t n = 0;
     if (ascending) {
-        for (; n < r->n_lines; n++) {
-            lines[n] = r->lines[n].line;
-            masks[n] = r->lines[n].sector_mask;
-        }
-    } else {
-        n = store_lines(t, e->m, lines, masks);
+        for (uint32_t i = 0; i < r->n_lines; i++)
+            write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at);
+        return;
     }
-    cal *drain = &t->smcal[sm_cal_wq(t, sm)];
-    for (uint32_t i = 0; i < n; i++) {
-        if (wqueue_merge(t->wq, sm, writer, lines[i], masks[i], at))
-            continue;
-        /* the queue sends one sector a cycle ([MEAS] kernels/wrate.cu,
-         * traces/h200-probes/wrate.txt: one SM storing whole lines sends
-         * 32.0 bytes a cycle with 2 to 32 warps; misaligned stores, merged,
-         * 0.99-1.01 sectors a cycle); a request waits until its first
-         * sector leaves: the end of its booking less its own sectors */
-        uint64_t sectors = (uint64_t)__builtin_popcount(masks[i]);
-        uint64_t left = cal1_book(drain, at, sectors) - sectors;
-        wqueue_sent(t->wq, sm, writer, lines[i], masks[i], at, left > at ? left : at);
-    }
+    uint64_t lines[WQ_MAX_LINES];
+    uint32_t masks[WQ_MAX_LINES];
+    uint32_t n = store_lines(t, e->m, lines, masks);
+    for (uint32_t i = 0; i < n; i++)
+        write_request(t, drain, sm, writer, lines[i], masks[i], at);
 }
 
 /* A read request of SM sm ready to leave L1 at at: it takes one slot of the
@@ -1080,40 +1140,44 @@ PREFETCHER void sm_bin_prefetch(const timing *t, size_t i, uint64_t cycle)
     __builtin_prefetch(&t->cal_storage[i * CAL_BINS + ((cycle >> CAL_BIN_SHIFT) & (CAL_BINS - 1u))], 1);
 }
 
-PREFETCHER const warp_state *warp_slot(const timing *t, uint32_t cta, uint32_t warp)
+PREFETCHER uint32_t warp_slot(const timing *t, uint32_t cta, uint32_t warp)
 {
-    return &t->warps[(uint32_t)((uint64_t)cta * t->warps_per_cta + warp) & t->warp_mask];
+    return (uint32_t)((uint64_t)cta * t->warps_per_cta + warp) & t->warp_mask;
 }
 
 /* The replay's read-ahead announces a record (gpu.h's observer prefetch): the
- * entries its turn will read first are its warp (two lines), its CTA and the
- * three calendars of its SM it books (issue slots of its sub-partition, tag
- * and data stages); the record announced ANNOUNCE_LAG before it has its warp
- * entry in cache by now, so that the bins its clock falls in can be
- * prefetched too (a heuristic: earlier records of the same warp may still
- * move its clock). m is not validated yet: every index is masked or checked,
- * nothing is written but the ring. */
+ * entries its turn will read first are its warp (two lines), its CTA and two
+ * calendars of its SM it books (the tag and data stages); the record
+ * announced ANNOUNCE_LAG before it has its warp entry in cache by now, so
+ * that its sub-partition's issue calendar (the warp entry knows which: its
+ * CTA's first_smsp + warp, cta_start) and the bins its clock falls in in the
+ * three can be prefetched too (a heuristic: earlier records of the same warp
+ * may still move its clock). m is not validated yet: every index is masked
+ * or checked, nothing is written but the ring. */
 static void on_prefetch(void *ctx, const trace_mem *m)
 {
     timing *t = ctx;
-    const warp_state *w = warp_slot(t, m->cta, m->warp);
+    uint32_t slot = warp_slot(t, m->cta, m->warp);
+    const warp_state *w = &t->warps[slot];
     __builtin_prefetch(w, 1);
     __builtin_prefetch(&w->pend_ready, 1);
     __builtin_prefetch(&t->ctas[m->cta & t->cta_mask], 1);
     uint32_t sm = sm_of(t, m->cta, m->sm);
-    __builtin_prefetch(&t->smcal[sm_cal_issue(t, sm, smsp_of(t, m->warp))], 1);
-    __builtin_prefetch(&t->smcal[sm_cal_tag(t, sm)], 1);
-    __builtin_prefetch(&t->smcal[sm_cal_data(t, sm)], 1);
+    const cal *tag = &t->smcal[sm_cal_tag(t, sm)];
+    __builtin_prefetch(tag, 1);
+    __builtin_prefetch(tag + 1, 1); /* the data stage's, next to it (sm_cal_data) */
     announced *a = &t->ann[t->n_ann % ANNOUNCED];
-    *a = (announced){.cta = m->cta, .warp = m->warp, .sm = sm};
+    *a = (announced){.cta = m->cta, .warp = m->warp, .sm = sm, .slot = slot};
     t->n_ann++;
     if (t->n_ann <= ANNOUNCE_LAG)
         return;
     const announced *o = &t->ann[(t->n_ann - 1u - ANNOUNCE_LAG) % ANNOUNCED];
-    const warp_state *ow = warp_slot(t, o->cta, o->warp);
+    const warp_state *ow = &t->warps[o->slot];
     if (ow->gen != t->gen || ow->cta != o->cta || ow->warp != o->warp)
         return;
-    sm_bin_prefetch(t, sm_cal_issue(t, o->sm, ow->smsp), ow->clock);
+    size_t issue = sm_cal_issue(t, o->sm, ow->smsp);
+    __builtin_prefetch(&t->smcal[issue], 1);
+    sm_bin_prefetch(t, issue, ow->clock);
     sm_bin_prefetch(t, sm_cal_tag(t, o->sm), ow->clock);
     sm_bin_prefetch(t, sm_cal_data(t, o->sm), ow->clock);
 }

@@ -95,16 +95,12 @@ static uint32_t entered_between(const wqueue *q, uint32_t s, uint32_t i, const w
     return later;
 }
 
-bool wqueue_merge(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t)
+/* wqueue_merge past its first test: the i-th newest request of s's ring is
+ * the newest to a line of line's slot (kept apart so that the usual call,
+ * which finds none, saves no registers). */
+static __attribute__((noinline)) bool merge_into(wqueue *q, uint32_t s, uint32_t i, uint64_t writer, uint64_t line,
+                                                 uint32_t mask, uint64_t t)
 {
-    uint32_t s = sm < q->sm_count ? sm : 0;
-    /* the newest request of the SM to this line (earlier ones to the same
-     * line: only when it is a request of the same warp or one that entered
-     * later than t, both rare) */
-    uint32_t pos = q->newest[(size_t)s * WQ_SLOTS + line_slot(line)];
-    if (pos == 0 || q->n[s] - (pos - 1u) > WQUEUE_HISTORY)
-        return false;
-    uint32_t i = q->n[s] - pos; /* 0: the newest of the ring */
     wqueue_entry *e = nth_newest(q, s, i);
     if (!e || e->line != line || e->writer == writer || e->t > t || t >= e->left)
         return false;
@@ -114,6 +110,18 @@ bool wqueue_merge(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32
     q->counts.sectors += (uint32_t)__builtin_popcount(mask & e->mask);
     e->mask |= mask;
     return true;
+}
+
+bool wqueue_merge(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t)
+{
+    uint32_t s = sm < q->sm_count ? sm : 0;
+    /* the newest request of the SM to this line (earlier ones to the same
+     * line: only when it is a request of the same warp or one that entered
+     * later than t, both rare) */
+    uint32_t pos = q->newest[(size_t)s * WQ_SLOTS + line_slot(line)];
+    if (pos == 0 || q->n[s] - (pos - 1u) > WQUEUE_HISTORY)
+        return false;
+    return merge_into(q, s, q->n[s] - pos /* 0: the newest of the ring */, writer, line, mask, t);
 }
 
 void wqueue_sent(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t, uint64_t left)

@@ -217,6 +217,37 @@ START_TEST(small_ctas_spread_over_the_sub_partitions)
 }
 END_TEST
 
+/* A CTA of five warps on SM 0, whose warps 0 and 4 share sub-partition 0;
+ * the given ones each run an LDS after 20 other instructions. */
+static uint64_t issue_behind(bool warp0, bool warp4)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 160);
+    rig_pc(&r, 0, "LDS R2, [R3]");
+    r.pcs[0].pc = 16u * 20u; /* 20 instructions without memory before it */
+    rig_begin(&r);
+    if (warp0)
+        mem(&r, 0, 0, 20, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4);
+    if (warp4)
+        mem(&r, 0, 4, 20, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4);
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+/* A sub-partition issues one instruction a cycle, booked in bins of 32
+ * cycles: warp 0 takes 21 slots of the first bin, so warp 4's 20 + 1 take
+ * its last 11 and 10 of the next one, and its LDS issues at 41, not 20 (the
+ * booking that spills into the next bin, cal1_book_spill). */
+START_TEST(instructions_that_overflow_a_bin_issue_in_the_next)
+{
+    uint64_t alone = issue_behind(false, true);
+    ck_assert_uint_eq(issue_behind(true, false), alone);
+    ck_assert_uint_eq(issue_behind(true, true), alone + 21u);
+}
+END_TEST
+
 /* Independent loads do not wait for each other: two loads of different
  * registers cost one latency, not two. */
 START_TEST(independent_loads_overlap)
@@ -714,6 +745,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, a_chain_of_dependent_loads_costs_one_latency_each);
     tcase_add_test(tc, a_guarded_load_has_a_destination);
     tcase_add_test(tc, small_ctas_spread_over_the_sub_partitions);
+    tcase_add_test(tc, instructions_that_overflow_a_bin_issue_in_the_next);
     tcase_add_test(tc, a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency);
     tcase_add_test(tc, independent_loads_overlap);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
