@@ -150,6 +150,19 @@ uint64_t cache_count_lines(cache *c);
  * so that the tests written for the clock still build and check the order). */
 void cache_test_set_clock(cache *c, uint32_t set, uint16_t clock);
 
+/* splitmix64's finaliser: every bit of z moves every bit of the result, so
+ * neighbouring keys spread over sets, slices and partitions (the L2's
+ * placement, l2.h; the LRC's table, lrc.c). */
+static inline uint64_t cache_mix64(uint64_t z)
+{
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9ull;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return z;
+}
+
 /* Bits set in x (sector masks); portable, no libgcc call without -mpopcnt. */
 static inline uint32_t cache_popcount(uint32_t x)
 {

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cache.h"
 #include "cfg.h"
 #include "stats.h"
 
@@ -58,12 +59,7 @@ typedef struct l2_home_slice {
 
 static inline l2_home_slice l2_home_slice_of(uint64_t line, uint32_t partitions, uint32_t slices_per_partition)
 {
-    uint64_t z = line >> L2_GRANULE_LINES_SHIFT;
-    z ^= z >> 30;
-    z *= 0xbf58476d1ce4e5b9ull;
-    z ^= z >> 27;
-    z *= 0x94d049bb133111ebull;
-    z ^= z >> 31;
+    uint64_t z = cache_mix64(line >> L2_GRANULE_LINES_SHIFT);
     return (l2_home_slice){.home = (uint32_t)(((z & 0xffffffffu) * partitions) >> 32),
                            .slice = (uint32_t)(((z >> 32) * slices_per_partition) >> 32)};
 }

@@ -73,12 +73,7 @@ void lrc_reset(lrc *l)
 /* The set of GPC g that (line, mask) maps to (splitmix64's finalizer). */
 static inline lrc_entry *set_of(const lrc *l, uint32_t sm, uint64_t line, uint32_t mask)
 {
-    uint64_t z = line * 16u + mask;
-    z ^= z >> 30;
-    z *= 0xbf58476d1ce4e5b9ull;
-    z ^= z >> 27;
-    z *= 0x94d049bb133111ebull;
-    z ^= z >> 31;
+    uint64_t z = cache_mix64(line * 16u + mask);
     uint32_t g = sm < l->sm_count ? l->sm_gpc[sm] : 0;
     return &l->table[((size_t)g * LRC_SETS + (z & (LRC_SETS - 1u))) * LRC_WAYS];
 }
