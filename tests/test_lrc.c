@@ -263,42 +263,73 @@ END_TEST
 
 /* ---- in the timing layer ---- */
 
+/* A kernel of one global load PC (sass) in the functional model with the
+ * timing layer observing it; CTA c runs on SM c (round robin). */
+typedef struct load_rig {
+    gpu *g;
+    timing *t;
+    trace_kernel k;
+    trace_pc_info pc;
+    char sass[48];
+} load_rig;
+
+static void load_rig_open(load_rig *r, const cfg_gpu *c, uint32_t ctas, const char *sass)
+{
+    err_info e;
+    err_clear(&e);
+    r->g = gpu_create(c);
+    r->t = timing_create(c);
+    gpu_observer o = timing_observer(r->t);
+    gpu_set_observer(r->g, &o);
+    test_kernel(&r->k, "k", ctas, 32);
+    snprintf(r->sass, sizeof r->sass, "%s", sass);
+    r->pc = (trace_pc_info){.pc = 0, .sass = r->sass, .file = -1};
+    r->k.pcs = &r->pc;
+    r->k.n_pcs = 1;
+    ck_assert_msg(gpu_kernel_begin(r->g, &r->k, 0, &e) == 0, "%s", e.msg);
+    timing_kernel_begin(r->t, &r->k, gpu_kernel_info_get(r->g));
+}
+
+/* CTA cta's warp 0 loads the 128 bytes at addr (32 lanes, 4 bytes each). */
+static void load_rig_load(load_rig *r, uint32_t cta, uint64_t addr)
+{
+    trace_mem m;
+    test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, addr, 4);
+    m.cta = cta;
+    gpu_mem(r->g, &m);
+}
+
+static timing_result load_rig_close(load_rig *r, stats *out)
+{
+    timing_result res;
+    gpu_kernel_end(r->g, out);
+    timing_kernel_end(r->t, &res);
+    gpu_destroy(r->g);
+    timing_destroy(r->t);
+    return res;
+}
+
+static void h200_cfg(cfg_gpu *c)
+{
+    err_info e;
+    err_clear(&e);
+    ck_assert_msg(cfg_load("configs/h200.ini", c, &e) == 0, "%s", e.msg);
+}
+
 /* Two CTAs (round-robin: CTA c on SM c) load the same 128 bytes at once. */
 static timing_result two_ctas_load_one_line(uint32_t second_cta, bool with_map, stats *out)
 {
     cfg_gpu c;
-    err_info e;
-    err_clear(&e);
-    ck_assert_msg(cfg_load("configs/h200.ini", &c, &e) == 0, "%s", e.msg);
+    h200_cfg(&c);
     c.t_launch_cycles = 0;
     c.t_cta_launch_mcycles = 0;
     if (!with_map)
         c.n_sm_gpc = 0;
-    gpu *g = gpu_create(&c);
-    timing *t = timing_create(&c);
-    gpu_observer o = timing_observer(t);
-    gpu_set_observer(g, &o);
-    trace_kernel k;
-    test_kernel(&k, "k", second_cta + 1u, 32);
-    char sass[] = "LDG.E R2, desc[UR4][R4.64]";
-    trace_pc_info pc = {.pc = 0, .sass = sass, .file = -1};
-    k.pcs = &pc;
-    k.n_pcs = 1;
-    ck_assert_msg(gpu_kernel_begin(g, &k, 0, &e) == 0, "%s", e.msg);
-    timing_kernel_begin(t, &k, gpu_kernel_info_get(g));
-    uint32_t ctas[2] = {0, second_cta};
-    for (int i = 0; i < 2; i++) {
-        trace_mem m;
-        test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x100000, 4);
-        m.cta = ctas[i];
-        gpu_mem(g, &m);
-    }
-    timing_result r;
-    gpu_kernel_end(g, out);
-    timing_kernel_end(t, &r);
-    gpu_destroy(g);
-    timing_destroy(t);
-    return r;
+    load_rig r;
+    load_rig_open(&r, &c, second_cta + 1u, "LDG.E R2, desc[UR4][R4.64]");
+    load_rig_load(&r, 0, 0x100000);
+    load_rig_load(&r, second_cta, 0x100000);
+    return load_rig_close(&r, out);
 }
 
 START_TEST(the_timing_layer_merges_a_read_of_two_sms_of_one_gpc)
@@ -333,35 +364,15 @@ static uint64_t group_reads(uint32_t k)
 {
     static const uint32_t gpc0[16] = {0, 16, 32, 48, 1, 17, 33, 49, 124, 125, 126, 127, 128, 129, 130, 131};
     cfg_gpu c;
-    err_info e;
-    err_clear(&e);
-    ck_assert_msg(cfg_load("configs/h200.ini", &c, &e) == 0, "%s", e.msg);
-    gpu *g = gpu_create(&c);
-    timing *t = timing_create(&c);
-    gpu_observer o = timing_observer(t);
-    gpu_set_observer(g, &o);
-    trace_kernel kern;
-    test_kernel(&kern, "groupRead", 132, 32);
-    char sass[] = "LDG.E R9, desc[UR4][R2.64]";
-    trace_pc_info pc = {.pc = 0, .sass = sass, .file = -1};
-    kern.pcs = &pc;
-    kern.n_pcs = 1;
-    ck_assert_msg(gpu_kernel_begin(g, &kern, 0, &e) == 0, "%s", e.msg);
-    timing_kernel_begin(t, &kern, gpu_kernel_info_get(g));
+    h200_cfg(&c);
+    load_rig r;
+    load_rig_open(&r, &c, 132, "LDG.E R9, desc[UR4][R2.64]");
     for (uint64_t line = 0; line < 64; line++)
-        for (uint32_t i = 0; i < k; i++) {
-            trace_mem m;
-            test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x100000 + 128 * line, 4);
-            m.cta = gpc0[i];
-            gpu_mem(g, &m);
-        }
+        for (uint32_t i = 0; i < k; i++)
+            load_rig_load(&r, gpc0[i], 0x100000 + 128 * line);
     stats s;
-    timing_result r;
-    gpu_kernel_end(g, &s);
-    timing_kernel_end(t, &r);
-    lrc_counts_apply(&r.lrc, &s);
-    gpu_destroy(g);
-    timing_destroy(t);
+    timing_result res = load_rig_close(&r, &s);
+    lrc_counts_apply(&res.lrc, &s);
     return s.v[STAT_L2_SECT_READ];
 }
 
