@@ -587,12 +587,24 @@ static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, uint32
     } else if (store) {
         s->v[STAT_SMEM_WF_ST] += c.wavefronts;
         s->v[STAT_SMEM_BC_ST] += bc;
+        if (pc_flags & PC_STSM) {
+            s->v[STAT_SASS_SMEM_WF_STSM] += c.wavefronts;
+            s->v[STAT_SASS_SMEM_BC_STSM] += bc;
+        } else {
+            s->v[STAT_SASS_SMEM_WF_ST] += c.wavefronts;
+        }
     } else if (atomic) {
         s->v[STAT_SMEM_WF_ATOM] += c.wavefronts;
         s->v[STAT_SMEM_BC_ATOM] += bc;
     } else {
         s->v[STAT_SMEM_WF_LD] += c.wavefronts;
         s->v[STAT_SMEM_BC_LD] += bc;
+        if (pc_flags & PC_LDSM) {
+            s->v[STAT_SASS_SMEM_WF_LDSM] += c.wavefronts;
+            s->v[STAT_SASS_SMEM_BC_LDSM] += bc;
+        } else {
+            s->v[STAT_SASS_SMEM_WF_LD] += c.wavefronts;
+        }
     }
     g->obs_data_wf += c.wavefronts;
     s->v[STAT_SMEM_WF_IDEAL] += c.ideal;
