@@ -250,6 +250,13 @@ static bool pred_on_any_trusted(const ncu_launch *l, const ncu_metric *m)
     return validate_pred_on_any_trusted(m->value, all && all->kind == NCU_VALUE_NUMBER ? all->value : (double)NAN);
 }
 
+/* A measured value of launch ctx, NAN when not measured. */
+static double launch_value(const void *ctx, const char *name)
+{
+    const ncu_metric *m = ncu_launch_metric(ctx, name);
+    return m && m->kind == NCU_VALUE_NUMBER ? m->value : (double)NAN;
+}
+
 /* Compare one simulated launch with its ncu launch. */
 static void compare_launch(validator *v, const char *capture, const predicted *p, const ncu_launch *l)
 {
@@ -293,7 +300,8 @@ static void compare_launch(validator *v, const char *capture, const predicted *p
         validate_row row;
         validate_tolerance tol = validate_tolerance_of(m->name);
         metric_summary *s = summary_of(v, m->name, tol);
-        if (!pred_on_any_trusted(l, m))
+        if (!pred_on_any_trusted(l, m) ||
+            !validate_smem_counter_trusted(m->name, m->value, launch_value, l))
             tol = (validate_tolerance){VALIDATE_INFO, 0, 0};
         validate_compare(m->value, pred, tol, &row);
         emit_row(v, p->demangled, p->launch, m->name, &row);

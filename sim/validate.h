@@ -61,6 +61,15 @@ bool validate_pred_on_any_plain(const char *metric, char *plain, size_t n);
  * (see validate.c). */
 bool validate_pred_on_any_trusted(double value, double plain_value);
 
+/* Whether ncu's hardware counter of shared wavefronts or bank conflicts
+ * (metric, measured value) can be compared exactly: not where ncu also
+ * measured its instrumented (smsp__sass_) counts of the same quantity and
+ * they differ from it, i.e. the counter saw events the kernel's instructions
+ * did not cause (see validate.c). lookup(ctx, name) gives a measured value of
+ * the same launch, NAN when not measured. True for every other metric. */
+bool validate_smem_counter_trusted(const char *metric, double value, double (*lookup)(const void *ctx, const char *name),
+                                   const void *ctx);
+
 /* --timing: the timing model's predicted value of an ncu metric
  * (sm__cycles_elapsed.avg, the LRC's merged read sectors): 0 and *out, or -1
  * when the timing model does not predict that metric. */

@@ -1,0 +1,95 @@
+/* test_validate.c - the comparison rules of `gpumemsim validate` (sim/validate.c):
+ * which measured counters are compared exactly, and when ncu's own
+ * instrumented counts overrule a noisy hardware counter. The numbers are the
+ * H200's (traces/h200/wmma_gemm.ncu.csv, docs/findings.md §9). */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "suites.h"
+#include "validate.h"
+
+typedef struct measured {
+    const char *name;
+    double value;
+} measured;
+
+/* A launch's measured values, ended by a NULL name. */
+static double lookup(const void *ctx, const char *name)
+{
+    for (const measured *m = ctx; m->name; m++)
+        if (strcmp(m->name, name) == 0)
+            return m->value;
+    return (double)NAN;
+}
+
+#define HW_WF_LD "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+#define HW_BC_LD "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
+#define HW_WF_ST "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+#define SASS_WF_LD "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+#define SASS_WF_LDSM "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum"
+#define SASS_BC_LDSM "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum"
+#define SASS_WF_ST "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+#define SASS_WF_STSM "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum"
+
+/* wmma_gemm as the suite measured it: the hardware counters 7 wavefronts and
+ * 8 conflicts above ncu's instrumented LDSM counts; stores agree. */
+static const measured wmma[] = {
+    {HW_WF_LD, 393223}, {HW_BC_LD, 262152}, {HW_WF_ST, 65536},
+    {SASS_WF_LD, 0},    {SASS_WF_LDSM, 393216}, {SASS_BC_LDSM, 262144},
+    {SASS_WF_ST, 65536}, {SASS_WF_STSM, 0},
+    {NULL, 0},
+};
+
+START_TEST(noisy_hardware_counter_gives_way_to_instrumented)
+{
+    ck_assert(!validate_smem_counter_trusted(HW_WF_LD, 393223, lookup, wmma));
+    ck_assert(!validate_smem_counter_trusted(HW_BC_LD, 262152, lookup, wmma));
+    ck_assert(validate_smem_counter_trusted(HW_WF_ST, 65536, lookup, wmma));
+    /* the same launch in a run whose counter read exactly the instrumented sum */
+    ck_assert(validate_smem_counter_trusted(HW_WF_LD, 393216, lookup, wmma));
+    ck_assert(validate_smem_counter_trusted(HW_BC_LD, 262144, lookup, wmma));
+    /* instrumented counts are compared exactly, and are what the model predicts */
+    ck_assert_int_eq(validate_tolerance_of(SASS_WF_LDSM).kind, VALIDATE_EXACT);
+    ck_assert_int_eq(validate_tolerance_of(SASS_BC_LDSM).kind, VALIDATE_EXACT);
+    ck_assert_int_eq(validate_tolerance_of(HW_BC_LD).kind, VALIDATE_EXACT);
+}
+END_TEST
+
+START_TEST(hardware_counter_stays_exact_without_an_equivalent)
+{
+    /* a capture without the instrumented counts (the suite before them) */
+    static const measured old[] = {{HW_WF_LD, 393219}, {HW_BC_LD, 262145}, {NULL, 0}};
+    ck_assert(validate_smem_counter_trusted(HW_WF_LD, 393219, lookup, old));
+    ck_assert(validate_smem_counter_trusted(HW_BC_LD, 262145, lookup, old));
+    /* plain LDS ran: their conflicts have no instrumented count, so the
+     * hardware's op_ld conflicts have no equivalent even with LDSM measured */
+    static const measured mixed[] = {{HW_WF_LD, 1000}, {HW_BC_LD, 300}, {SASS_WF_LD, 500},
+                                     {SASS_WF_LDSM, 500}, {SASS_BC_LDSM, 100}, {NULL, 0}};
+    ck_assert(validate_smem_counter_trusted(HW_BC_LD, 300, lookup, mixed));
+    ck_assert(validate_smem_counter_trusted(HW_WF_LD, 1000, lookup, mixed));
+    ck_assert(!validate_smem_counter_trusted(HW_WF_LD, 1001, lookup, mixed));
+    /* metrics outside the rule are untouched */
+    ck_assert(validate_smem_counter_trusted("dram__sectors_read.sum", 1, lookup, wmma));
+}
+END_TEST
+
+START_TEST(pred_on_any_split_trusted_only_when_plain_agrees)
+{
+    /* reduce_sequential: 25,600 LDS with a lane on, ncu's split read 25,746 */
+    ck_assert(validate_pred_on_any_trusted(25600, 25600));
+    ck_assert(!validate_pred_on_any_trusted(25746, 25800));
+    ck_assert(validate_pred_on_any_trusted(25600, (double)NAN));
+}
+END_TEST
+
+Suite *validate_suite(void)
+{
+    Suite *s = suite_create("validate");
+    TCase *tc = tcase_create("rules");
+    tcase_add_test(tc, noisy_hardware_counter_gives_way_to_instrumented);
+    tcase_add_test(tc, hardware_counter_stays_exact_without_an_equivalent);
+    tcase_add_test(tc, pred_on_any_split_trusted_only_when_plain_agrees);
+    suite_add_tcase(s, tc);
+    return s;
+}
