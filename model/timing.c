@@ -289,7 +289,9 @@ typedef struct warp_state {
     uint8_t n_pend;      /* loads in flight, oldest first: */
     uint8_t pend_first[MAX_PENDING]; /* first destination register */
     uint8_t pend_n[MAX_PENDING];     /* registers */
-    uint8_t pad[4];
+    bool ldgsts_open;    /* its last record was a cp.async's first half: the next record of
+                          * that PC is the same instruction's other half */
+    uint8_t pad[3];
     uint64_t mem_done;   /* when its shared stores and cp.async copies are done: its next barrier waits */
     uint64_t pend_ready[MAX_PENDING]; /* cycle the data is in the registers */
 } warp_state;
@@ -405,6 +407,8 @@ struct timing {
     uint64_t end;             /* latest completion of anything */
     uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
     uint64_t lrc_in;
+    uint64_t issued;          /* warp instructions issued: records, barriers and the
+                               * instructions counted between them (issue_to) */
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
     /* the SMs' write queues towards L2 (wqueue.h); each SM's drain is its
      * sm_cal_wq calendar, which its read requests book too (read_queue) */
@@ -626,6 +630,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     t->end = 0;
     t->next_dispatch_mcycles = 0;
     t->lrc_in = 0;
+    t->issued = 0;
     if (t->lrc)
         lrc_reset(t->lrc);
 }
@@ -638,6 +643,9 @@ void timing_kernel_end(timing *t, timing_result *out)
     uint64_t busy = max64(t->end, (ctas * t->cfg.t_cta_launch_mcycles + 999u) / 1000u);
     out->cycles = t->cfg.t_launch_cycles + busy;
     out->lrc_input_sectors = t->lrc_in;
+    /* every warp of the grid ends with its EXIT, after its last record:
+     * counted, not booked (one issue slot at its very end) */
+    out->instructions = t->issued + ctas * trace_kernel_warps_per_cta(t->k);
     out->lrc = t->lrc ? lrc_get_counts(t->lrc) : (lrc_counts){0};
     out->wq = wqueue_get_counts(t->wq);
     t->k = NULL;
@@ -850,6 +858,7 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
         wait_all(w, &at);
     }
     cal *iss = &t->smcal[sm_cal_issue(t, sm, w->smsp)];
+    t->issued += between + 1u;
     if (between)
         at = cal1_book(iss, at, between);
     if (regs) {
@@ -1076,7 +1085,14 @@ static void on_record(void *ctx, const gpu_event *e)
     const timing_regs *regs = pi != UINT32_MAX ? &t->pcs[pi] : NULL;
     w->pc_idx = pi;
     uint8_t dst_n = (uint8_t)(m->size_bytes > 4 ? m->size_bytes / 4u : 1u);
-    uint64_t at = issue_to(t, w, cs, sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n);
+    /* a cp.async is one instruction traced as two records of its PC (the
+     * global read, then the shared write): the second issues nothing more
+     * (until the seventh session it was taken for a loop's back edge: two
+     * instructions more and a wait for the warp's loads) */
+    bool second_half = w->ldgsts_open && m->pc == w->last_pc && (m->flags & TRACE_MEM_LDGSTS);
+    w->ldgsts_open = !second_half && (m->flags & TRACE_MEM_LDGSTS);
+    uint64_t at = second_half ? w->clock - 1u
+                              : issue_to(t, w, cs, sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n);
     bool returns = m->kind == TRACE_KIND_LD || m->kind == TRACE_KIND_ATOM;
     uint64_t done;
 
@@ -1194,6 +1210,7 @@ void timing_barrier(timing *t, const trace_barrier *b)
     cta_state *c;
     warp_state *w = warp_get(t, b->cta, b->warp, &c, sm);
     w->pc_idx = pc_index(t, w, b->pc);
+    w->ldgsts_open = false;
     uint64_t at = max64(issue_to(t, w, c, sm, b->pc, NULL, false, 0), w->mem_done);
     cta_ran_until(t, c, w->clock);
     uint32_t g = w->bar_gen, s = g & 1u;

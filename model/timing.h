@@ -41,6 +41,10 @@ typedef struct timing timing;
 /* What the timing layer predicts for one kernel launch. */
 typedef struct timing_result {
     uint64_t cycles;              /* predicted sm__cycles_elapsed.avg */
+    uint64_t instructions;        /* predicted smsp__inst_executed.sum: the warp instructions the
+                                   * model issued (its records and barriers, and the instructions it
+                                   * counts between a warp's records: docs/timing.md, "Work between
+                                   * records") */
     uint64_t lrc_input_sectors;   /* read sectors that reached the LRC (the functional L2 read sectors) */
     lrc_counts lrc;               /* what the LRC merged (model/lrc.h): lrc.sectors are those merged
                                    * with an identical read of another SM of the GPC in flight

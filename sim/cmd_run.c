@@ -26,7 +26,8 @@ static const char run_usage[] =
     "  -o FILE             write the report to FILE instead of standard output\n"
     "  --allow-incomplete  read traces whose capture did not complete (with a warning)\n"
     "  --timing            also predict each launch's cycles (sm__cycles_elapsed.avg) with the\n"
-    "                      timing model (the config's [timing] section, docs/timing.md); the\n"
+    "                      timing model (the config's [timing] section, docs/timing.md) and the\n"
+    "                      warp instructions it issued (smsp__inst_executed.sum); the\n"
     "                      L2 read sectors become those left after the L2 request coalescer,\n"
     "                      the L2 write requests and sectors those left after the SMs' write\n"
     "                      queues (both merge by time; without --timing nothing merges)\n";

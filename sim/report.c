@@ -19,16 +19,22 @@ struct report {
 };
 
 /* The timing model's values (timing.h), under the names they are compared with. */
-enum { TIMING_ROWS = 3 };
+enum { TIMING_ROWS = 4 };
 static const char *const timing_names[TIMING_ROWS] = {
     "sm__cycles_elapsed.avg",
+    "smsp__inst_executed.sum",
     "gpumemsim__lrc_input_sectors_op_read.sum",
     "lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum",
 };
 
 static uint64_t timing_value(const timing_result *t, int i)
 {
-    return i == 0 ? t->cycles : i == 1 ? t->lrc_input_sectors : t->lrc.sectors;
+    switch (i) {
+    case 0: return t->cycles;
+    case 1: return t->instructions;
+    case 2: return t->lrc_input_sectors;
+    default: return t->lrc.sectors;
+    }
 }
 
 int report_format_parse(const char *s, report_format *out)
@@ -305,6 +311,7 @@ void report_kernel(report *rp, const replay_kernel_result *r)
     stats_add(&rp->total, &r->totals);
     if (r->timing) {
         rp->timing_total.cycles += r->timing->cycles;
+        rp->timing_total.instructions += r->timing->instructions;
         rp->timing_total.lrc_input_sectors += r->timing->lrc_input_sectors;
         rp->timing_total.lrc.sectors += r->timing->lrc.sectors;
     }

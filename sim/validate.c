@@ -128,6 +128,8 @@ int validate_timing_predicted(const char *metric, const timing_result *t, double
 {
     if (strcmp(metric, "sm__cycles_elapsed.avg") == 0)
         *out = (double)t->cycles;
+    else if (strcmp(metric, "smsp__inst_executed.sum") == 0)
+        *out = (double)t->instructions;
     else if (strcmp(metric, "lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum") == 0)
         *out = (double)t->lrc.sectors;
     else

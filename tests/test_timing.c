@@ -152,6 +152,49 @@ START_TEST(a_guarded_load_has_a_destination)
 }
 END_TEST
 
+/* What the model issues (smsp__inst_executed.sum under --timing): each
+ * record, the instructions its PC distance from the warp's last record
+ * counts (a backward jump: 2), and every warp's EXIT. A cp.async is one
+ * instruction though traced as two records of its PC. The H200's counts of
+ * the suite's straight-line kernels are met exactly (docs/timing.md). */
+START_TEST(the_model_counts_the_instructions_it_issues)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 96);
+    rig_pc(&r, 0, "LDG.E R2, desc[UR4][R4.64]");
+    rig_pc(&r, 1, "IMAD R3, R3, R3, RZ");
+    rig_pc(&r, 2, "LDGSTS.E [R9], desc[UR6][R2.64]");
+    rig_pc(&r, 3, "STG.E desc[UR4][R6.64], R2");
+    rig_begin(&r);
+    /* warp 0: pc 0, pc 3: 1 + 2 between + 1, and its EXIT: 5 */
+    mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 0x10000, 4);
+    mem(&r, 0, 0, 3, TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 0x20000, 4);
+    /* warp 1: pc 0 twice (a loop's back edge, 2), EXIT: 1 + 2 + 1 + 1 = 5 */
+    mem(&r, 0, 1, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 0x10080, 4);
+    mem(&r, 0, 1, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 0x10100, 4);
+    /* warp 2: a cp.async at pc 2 (2 instructions before it from the entry),
+     * its global and shared halves, EXIT: 2 + 1 + 1 = 4 */
+    trace_mem m;
+    test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x30000, 4);
+    m.cta = 0;
+    m.warp = 2;
+    m.pc = 32;
+    m.flags = TRACE_MEM_LDGSTS;
+    gpu_mem(r.g, &m);
+    test_mem(&m, TRACE_KIND_ST, TRACE_SPACE_SHARED, 4, TRACE_FULL_MASK, 0x400, 4);
+    m.cta = 0;
+    m.warp = 2;
+    m.pc = 32;
+    m.flags = TRACE_MEM_LDGSTS;
+    gpu_mem(r.g, &m);
+    timing_result res;
+    rig_end(&r, &res);
+    ck_assert_uint_eq(res.instructions, 5u + 5u + 4u);
+}
+END_TEST
+
 /* n dependent LDS (LDS R2, [R2]) of one warp, lanes 4 x ways bytes apart:
  * each an n-way bank conflict, ways wavefronts. */
 static uint64_t lds_chain(uint32_t n, uint32_t ways, uint32_t wavefront_cycles)
@@ -744,6 +787,7 @@ Suite *timing_suite(void)
     tcase_set_timeout(tc, 60); /* each case builds a whole H200; slow under the sanitizers */
     tcase_add_test(tc, a_chain_of_dependent_loads_costs_one_latency_each);
     tcase_add_test(tc, a_guarded_load_has_a_destination);
+    tcase_add_test(tc, the_model_counts_the_instructions_it_issues);
     tcase_add_test(tc, small_ctas_spread_over_the_sub_partitions);
     tcase_add_test(tc, instructions_that_overflow_a_bin_issue_in_the_next);
     tcase_add_test(tc, a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency);
