@@ -851,7 +851,8 @@ START_TEST(l1_hints_change_no_count)
             memset(&r, 0, sizeof r);
             r.n_lines = 1u + (uint32_t)(x % 3u);
             for (uint32_t i = 0; i < r.n_lines; i++) {
-                /* lines 8 apart share a memo slot; a few hundred in all */
+                /* lines L1_HINT_SLOTS apart share a memo slot (i * 1024, and
+                 * the second term 16 steps apart); a few hundred in all */
                 r.lines[i].line = i * 1024u + ((x >> 4) % 64u) * 8u + (x >> 12) % 3u;
                 r.lines[i].sector_mask = 1u + (uint32_t)((x >> 16) % 15u);
                 for (uint32_t k = 0; k < 4; k++)
