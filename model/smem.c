@@ -161,8 +161,8 @@ static inline uint32_t popcount32(uint32_t x)
 
 /* Wavefronts of one phase whose lanes all lie in distinct lines: no word is
  * asked for twice, so a bank's entries are its words. Inlined twice (as
- * coal.c's lanes_run), once with the shipped configs' 4-byte words in 32
- * banks. */
+ * coal.c's lanes_run), once with the usual gather's constants: lanes of one
+ * 4-byte word in 32 banks. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -215,8 +215,8 @@ bool smem_cost_lanes(const smem_geom *g, const uint64_t *addr, uint32_t active_m
         mask &= ~(group << first);
         uint32_t worst;
         if (distinct) {
-            worst = usual ? phase_distinct(addr, lanes, words_per_lane, 2u, 31u)
-                          : phase_distinct(addr, lanes, words_per_lane, mode_shift, bank_mask);
+            worst = usual && words_per_lane == 1u ? phase_distinct(addr, lanes, 1u, 2u, 31u)
+                    : phase_distinct(addr, lanes, words_per_lane, mode_shift, bank_mask);
         } else {
             uint8_t count[SMEM_MAX_BANKS]; /* per bank: distinct words (entries) in this phase */
             memset(count, 0, sizeof count);
