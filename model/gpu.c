@@ -641,7 +641,12 @@ static uint32_t load_lines(gpu *g, uint32_t sm, l1_load_mode mode, uint32_t *hit
 {
     uint32_t misses;
     l1_load(g->l1[sm], &g->res, mode, g->miss_mask, hits, &misses);
-    if (misses) {
+    if (misses && !g->observing) { /* the usual run: no snapshots (a gather's 32 lines) */
+        const uint32_t part = g->sm_partition[sm], n = g->res.n_lines;
+        for (uint32_t i = 0; i < n; i++)
+            if (g->miss_mask[i])
+                l2_read(g->l2, part, g->res.lines[i].line, g->miss_mask[i], s);
+    } else if (misses) {
         uint32_t part = g->sm_partition[sm];
         for (uint32_t i = 0; i < g->res.n_lines; i++) {
             if (!g->miss_mask[i])
