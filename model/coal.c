@@ -6,6 +6,10 @@
  * table takes over, so a 32-line gather is not 32 x 32 compares; the lines
  * keep their order of first touch either way.
  *
+ * coal_lanes does coal_run's work for one chunk per lane (global loads and
+ * stores that are not at a fixed stride: gathers) with a hash probe per lane
+ * from the first, and counts the distinct bytes as it goes.
+ *
  * coal_affine gives the same result for lanes at a power-of-two stride by
  * walking the sectors they touch: the lanes inside one sector are a run,
  * and their bytes are a periodic pattern (size bytes every stride). */
@@ -122,6 +126,95 @@ void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_res
     }
     out->n_lines = n_lines;
     out->n_sectors = n_sectors;
+}
+
+/* coal_lanes' table: at most 32 lines in 128 slots, so that a probe for a
+ * new line mostly ends at its first slot (in 64, a gather's inserts took
+ * ~2.5 probes: random 100k, 53 -> 50 instructions per lane) */
+#define COAL_LANE_SLOT_BITS 7u
+#define COAL_LANE_SLOTS (1u << COAL_LANE_SLOT_BITS)
+
+static inline uint32_t lane_slot(uint64_t line)
+{
+    return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> (64u - COAL_LANE_SLOT_BITS));
+}
+
+/* Bits set in a byte mask (overlapping lanes only): no libgcc call. */
+static inline uint32_t popcount32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+}
+
+/* coal_lanes' work, for its geometry's shifts and masks as arguments: inlined
+ * twice, once with the constants of every shipped config (128-byte lines of
+ * 32-byte sectors), where the shifts cost one instruction each. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline uint32_t lanes_run(const uint64_t *addr, uint32_t active_mask, uint32_t size,
+                                 coal_result *out, uint8_t *line_of, uint32_t line_shift,
+                                 uint32_t sector_shift, uint32_t spl_mask, uint32_t off_mask)
+{
+    uint8_t slots[COAL_LANE_SLOTS]; /* line index + 1, 0 = empty */
+    memset(slots, 0, sizeof slots);
+    const uint32_t size_mask = coal_byte_mask(0, size);
+    coal_line *const lines = out->lines;
+    coal_line *cur = lines; /* the previous lane's line */
+    uint64_t prev = UINT64_MAX; /* its number (none is that high) */
+    uint8_t *lo = line_of;
+    uint32_t n_lines = 0, n_sectors = 0, overlap = 0;
+    uint64_t ored = 0; /* the lanes' addresses ORed: aligned to size, all of them */
+    for (uint32_t mask = active_mask; mask; mask &= mask - 1u, lo++) {
+        uint64_t a = addr[__builtin_ctz(mask)];
+        ored |= a;
+        uint64_t line = a >> line_shift;
+        uint32_t s = (uint32_t)(a >> sector_shift) & spl_mask;
+        uint32_t bm = size_mask << ((uint32_t)a & off_mask);
+        if (line != prev) { /* a coalesced warp's lanes stay in the line */
+            uint32_t h = lane_slot(line), e;
+            while ((e = slots[h]) != 0 && lines[e - 1u].line != line)
+                h = (h + 1u) & (COAL_LANE_SLOTS - 1u);
+            prev = line;
+            if (!e) { /* a new line: its first sector, its first bytes */
+                cur = &lines[n_lines];
+                cur->line = line;
+                cur->sector_mask = 1u << s;
+                memset(cur->byte_mask, 0, sizeof cur->byte_mask);
+                cur->byte_mask[s] = bm;
+                *lo = (uint8_t)n_lines++;
+                slots[h] = (uint8_t)n_lines;
+                n_sectors++;
+                continue;
+            }
+            cur = &lines[e - 1u];
+        }
+        *lo = (uint8_t)(cur - lines);
+        uint32_t old = cur->byte_mask[s];
+        n_sectors += old == 0; /* a touched sector's byte mask is not 0 */
+        cur->sector_mask |= 1u << s;
+        cur->byte_mask[s] = old | bm;
+        if (old & bm) /* lanes on the same bytes: those count once */
+            overlap += popcount32(old & bm);
+    }
+    assert((ored & (size - 1u)) == 0); /* naturally aligned: each lane inside a sector */
+    (void)ored;
+    out->n_lines = n_lines;
+    out->n_sectors = n_sectors;
+    return (uint32_t)(lo - line_of) * size - overlap;
+}
+
+uint32_t coal_lanes(const coal_geom *g, const uint64_t *addr, uint32_t active_mask, uint32_t size,
+                    coal_result *out, uint8_t *line_of)
+{
+    assert(size >= 1 && size <= g->sector_bytes && (size & (size - 1u)) == 0);
+    _Static_assert(COAL_LANE_SLOTS >= 2u * 32u && COAL_LANE_SLOTS <= 256u, "slot bytes");
+    if (g->line_shift == 7u && g->sector_shift == 5u)
+        return lanes_run(addr, active_mask, size, out, line_of, 7u, 5u, 3u, 31u);
+    return lanes_run(addr, active_mask, size, out, line_of, g->line_shift, g->sector_shift,
+                     g->sectors_per_line - 1u, g->sector_bytes - 1u);
 }
 
 bool coal_affine_other(const coal_geom *g, uint64_t a0, uint64_t stride, uint32_t size,

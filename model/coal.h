@@ -65,6 +65,18 @@ void coal_geom_init(coal_geom *g, uint32_t line_bytes, uint32_t sector_bytes);
 /* Coalesce n chunks (n <= COAL_MAX_CHUNKS) into *out. */
 void coal_run(const coal_geom *g, const coal_chunk *chunks, uint32_t n, coal_result *out);
 
+/* coal_run for one chunk per active lane, without the chunks: lane l (bit l
+ * of active_mask) touches size bytes at addr[l], size a power of two at
+ * natural alignment (as trace records are) and <= sector_bytes, so each lane
+ * is one chunk.
+ * For gathers (a line per lane): each lane's line is found by one probe of a
+ * small hash table, not a linear search of the lines so far. Also gives the
+ * line of each active lane, lowest lane first, as an index into out->lines
+ * (line_of[k] for the k-th active lane: smem_cost_lanes uses it), and returns
+ * the distinct bytes touched. */
+uint32_t coal_lanes(const coal_geom *g, const uint64_t *addr, uint32_t active_mask, uint32_t size,
+                    coal_result *out, uint8_t *line_of);
+
 /* The same result as coal_run for the n chunks (a0 + l * stride, size, lane l),
  * l = 0 .. n-1, computed per sector instead of per lane: for the warps whose
  * lanes step through memory at a fixed stride (most of any real trace).

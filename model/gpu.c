@@ -647,23 +647,18 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
     s->v[STAT_L1_M_WRITE_SECTORS] += cache_popcount(ln->sector_mask);
 }
 
-/* Bytes the instruction touches, each counted once. */
-static uint64_t distinct_bytes(const coal_result *r)
-{
-    uint64_t n = 0;
-    for (uint32_t i = 0; i < r->n_lines; i++)
-        for (uint32_t m = r->lines[i].sector_mask; m; m &= m - 1u)
-            n += cache_popcount(r->lines[i].byte_mask[__builtin_ctz(m)]);
-    return n;
-}
-
 /* Look the coalesced lines up in L1 and read what missed from L2. Returns
  * the missing sectors; *hits gets the hitting ones. */
 static uint32_t load_lines(gpu *g, uint32_t sm, l1_load_mode mode, uint32_t *hits, stats *s)
 {
     uint32_t misses;
     l1_load(g->l1[sm], &g->res, mode, g->miss_mask, hits, &misses);
-    if (misses) {
+    if (misses && !g->observing) { /* the usual run: no snapshots (a gather's 32 lines) */
+        const uint32_t part = g->sm_partition[sm], n = g->res.n_lines;
+        for (uint32_t i = 0; i < n; i++)
+            if (g->miss_mask[i])
+                l2_read(g->l2, part, g->res.lines[i].line, g->miss_mask[i], s);
+    } else if (misses) {
         uint32_t part = g->sm_partition[sm];
         for (uint32_t i = 0; i < g->res.n_lines; i++) {
             if (!g->miss_mask[i])
@@ -772,15 +767,13 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32
     uint64_t stride = 0;
     bool affine = lanes_affine(m, form, &stride) &&
                   coal_affine(&g->geom, m->addr[0], stride, m->size_bytes, TRACE_WARP_LANES, &g->res);
-    uint32_t n = 0;
     uint64_t bytes;
+    uint8_t line_of[TRACE_WARP_LANES]; /* !affine: each active lane's line in g->res */
     if (affine) {
         /* lanes at stride >= size touch distinct bytes; at stride 0 the same ones */
         bytes = stride == 0 ? m->size_bytes : (uint64_t)TRACE_WARP_LANES * m->size_bytes;
     } else {
-        n = lane_chunks(g, m);
-        coal_run(&g->geom, g->chunks, n, &g->res);
-        bytes = distinct_bytes(&g->res);
+        bytes = coal_lanes(&g->geom, m->addr, m->active_mask, m->size_bytes, &g->res, line_of);
     }
     uint32_t lines = g->res.n_lines, sectors = g->res.n_sectors;
     source_global_sectors(g, m, s);
@@ -823,11 +816,10 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32
 
     uint32_t lpp = smem_lanes_per_phase(&g->banks, m->size_bytes, false);
     smem_cost c;
-    if (!affine || !smem_cost_affine(&g->banks, m->addr[0], stride, m->size_bytes, lpp, &c)) {
-        if (affine)
-            n = lane_chunks(g, m);
-        c = smem_cost_chunks(&g->banks, g->chunks, n, lpp, false);
-    }
+    if (affine ? !smem_cost_affine(&g->banks, m->addr[0], stride, m->size_bytes, lpp, &c)
+               : !smem_cost_lanes(&g->banks, m->addr, m->active_mask, m->size_bytes, line_of,
+                                  lines, g->geom.line_shift, lpp, &c))
+        c = smem_cost_chunks(&g->banks, g->chunks, lane_chunks(g, m), lpp, false);
     uint32_t ideal = c.ideal;
     if (misses && tag_wf > ideal)
         ideal = tag_wf;

@@ -71,7 +71,7 @@ void l1_load(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask
 void l1_use_avx2(l1 *c, bool on)
 {
 #if CACHE_AVX2_BUILDS
-    c->avx2 = on && __builtin_cpu_supports("avx2");
+    c->avx2 = on && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #else
     c->avx2 = false;
     (void)on;

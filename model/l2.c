@@ -86,7 +86,7 @@ void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s
 void l2_use_avx2(l2 *c, bool on)
 {
 #if CACHE_AVX2_BUILDS
-    c->avx2 = on && __builtin_cpu_supports("avx2");
+    c->avx2 = on && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #else
     c->avx2 = false;
     (void)on;

@@ -2,7 +2,9 @@
  *
  * Per phase, each bank keeps a short list of the distinct entries requested in
  * it (an index-linked list in a stack array), so a conflict-free warp costs one
- * comparison per word and an n-way conflict n^2/2; nothing is allocated. */
+ * comparison per word and an n-way conflict n^2/2; nothing is allocated.
+ * smem_cost_lanes, for gathers, needs no lists: with one word per bank entry
+ * a repeated entry is a repeated word, found in a per-line word mask. */
 #include "smem.h"
 
 #include "sass.h"
@@ -147,6 +149,103 @@ smem_cost smem_cost_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_
         i = j;
     }
     return cost;
+}
+
+static inline uint32_t popcount32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+}
+
+/* Wavefronts of one phase whose lanes all lie in distinct lines: no word is
+ * asked for twice, so a bank's entries are its words. Inlined twice (as
+ * coal.c's lanes_run), once with the usual gather's constants: lanes of one
+ * 4-byte word in 32 banks. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline uint32_t phase_distinct(const uint64_t *addr, uint32_t lanes, uint32_t words_per_lane,
+                                      uint32_t mode_shift, uint32_t bank_mask)
+{
+    uint8_t count[SMEM_MAX_BANKS]; /* at most 32 lanes x 4 words */
+    memset(count, 0, sizeof count);
+    uint32_t worst = 0;
+    for (; lanes; lanes &= lanes - 1u) {
+        uint32_t w = (uint32_t)(addr[__builtin_ctz(lanes)] >> mode_shift);
+        for (uint32_t j = 0; j < words_per_lane; j++) {
+            uint32_t c = ++count[(w + j) & bank_mask];
+            worst = c > worst ? c : worst;
+        }
+    }
+    return worst;
+}
+
+bool smem_cost_lanes(const smem_geom *g, const uint64_t *addr, uint32_t active_mask,
+                     uint32_t size_bytes, const uint8_t *line_of, uint32_t n_lines,
+                     uint32_t line_shift, uint32_t lanes_per_phase, smem_cost *out)
+{
+    const uint32_t mode_shift = g->mode_shift, bank_mask = g->bank_mask;
+    if (g->bank_bytes != g->mode_bytes || line_shift < mode_shift || line_shift - mode_shift > 5u)
+        return false;
+    assert(size_bytes >= 1 && (size_bytes & (size_bytes - 1u)) == 0 && lanes_per_phase >= 1 &&
+           lanes_per_phase <= 32 && (lanes_per_phase & (lanes_per_phase - 1u)) == 0);
+    const uint32_t word_in_line = (1u << (line_shift - mode_shift)) - 1u;
+    /* lanes naturally aligned (coal_lanes asserts it): whole words */
+    const uint32_t words_per_lane = size_bytes > g->mode_bytes ? size_bytes >> mode_shift : 1u;
+    assert(words_per_lane <= 4u); /* 16 bytes in 4-byte words */
+    const uint32_t lane_words = (1u << words_per_lane) - 1u;
+    const uint32_t group = lanes_per_phase == 32u ? ~0u : (1u << lanes_per_phase) - 1u;
+    const uint32_t phase_shift = (uint32_t)__builtin_ctz(lanes_per_phase);
+    const bool distinct = n_lines == popcount32(active_mask); /* a gather: a line per lane */
+    const bool usual = mode_shift == 2u && bank_mask == 31u;
+    /* per line, valid from its first lane on: the words asked for in the
+     * phase seen_phase names (lines are numbered in the order of their first
+     * lane, so line n_known is the next new one) */
+    uint32_t seen[COAL_MAX_LINES];
+    uint8_t seen_phase[COAL_MAX_LINES];
+    uint32_t n_known = 0;
+    smem_cost cost = {0, 0};
+    uint32_t k = 0; /* active lanes before this one */
+    uint32_t mask = active_mask;
+    for (uint32_t phase = 0; mask; phase++) {
+        uint32_t first = ((uint32_t)__builtin_ctz(mask) >> phase_shift) << phase_shift;
+        uint32_t lanes = mask & (group << first); /* the phase's active lanes */
+        mask &= ~(group << first);
+        uint32_t worst;
+        if (distinct) {
+            worst = usual && words_per_lane == 1u ? phase_distinct(addr, lanes, 1u, 2u, 31u)
+                    : phase_distinct(addr, lanes, words_per_lane, mode_shift, bank_mask);
+        } else {
+            uint8_t count[SMEM_MAX_BANKS]; /* per bank: distinct words (entries) in this phase */
+            memset(count, 0, sizeof count);
+            worst = 0;
+            for (; lanes; lanes &= lanes - 1u, k++) {
+                uint32_t w = (uint32_t)(addr[__builtin_ctz(lanes)] >> mode_shift);
+                uint32_t at = w & word_in_line;
+                uint32_t words = lane_words << at;
+                uint32_t li = line_of[k];
+                uint32_t fresh = words;
+                if (li < n_known && seen_phase[li] == phase) {
+                    fresh &= ~seen[li]; /* the rest are broadcast */
+                    seen[li] |= words;
+                } else {
+                    n_known += li == n_known;
+                    seen[li] = words;
+                    seen_phase[li] = (uint8_t)phase;
+                }
+                for (; fresh; fresh &= fresh - 1u) {
+                    uint32_t c = ++count[(w - at + (uint32_t)__builtin_ctz(fresh)) & bank_mask];
+                    worst = c > worst ? c : worst;
+                }
+            }
+        }
+        cost.wavefronts += worst ? worst : 1u;
+        cost.ideal++;
+    }
+    *out = cost;
+    return true;
 }
 
 smem_cost smem_cost_warp(const smem_geom *g, const uint64_t *addr, uint32_t active_mask,

@@ -85,6 +85,22 @@ bool smem_atomic_serializes(const char *sass);
 smem_cost smem_cost_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_t n,
                            uint32_t lanes_per_phase, bool serialize);
 
+/* The same cost as smem_cost_chunks (not serialized) for one chunk per
+ * active lane (lane l: size_bytes at addr[l], a power of two at natural
+ * alignment, as for coal_lanes), given each lane's line as coal_lanes
+ * numbers them (line_of[k] for the k-th active lane, n_lines lines of
+ * 2^line_shift bytes): for gathers, without a list of entries per bank.
+ * With one word per bank entry (bank_bytes == mode_bytes) two words share a
+ * bank entry only if they are the same word, and the same word lies in the
+ * same line: with a line per lane (a gather) no word repeats, so a phase
+ * costs its busiest bank's words; otherwise a phase keeps, per line, a mask
+ * of the words already asked for. Returns false, *out untouched, when
+ * bank_bytes != mode_bytes or a line holds more than 32 words or less than
+ * one. */
+bool smem_cost_lanes(const smem_geom *g, const uint64_t *addr, uint32_t active_mask,
+                     uint32_t size_bytes, const uint8_t *line_of, uint32_t n_lines,
+                     uint32_t line_shift, uint32_t lanes_per_phase, smem_cost *out);
+
 /* The same cost as smem_cost_chunks for all 32 lanes of a warp at
  * a0 + l * stride (size bytes each, not serialized), in closed form: with one
  * word per bank in a row (bank_bytes == mode_bytes), lanes whose words never

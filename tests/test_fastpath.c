@@ -1,6 +1,7 @@
 /* test_fastpath.c - the speed-ups of docs/performance.md give exactly the
  * results of the general code they bypass: coal_affine against coal_run,
- * coal_run's hashed line search against a linear one, the record
+ * coal_run's hashed line search against a linear one, coal_lanes and
+ * smem_cost_lanes (gathers) against coal_run and smem_cost_chunks, the record
  * validation with per-kernel limits against the full one,
  * smem_cost_affine against smem_cost_chunks, the shift-folded XOR set index
  * against a fold one group at a time, the LRU list against stamps and a
@@ -534,6 +535,133 @@ START_TEST(coal_run_hash_equals_linear_search)
 }
 END_TEST
 
+/* ---- gathers: coal_lanes and smem_cost_lanes against the per-chunk code ------- */
+
+/* A warp of one access size: lanes gathered from a pool of 1 to 40 lines (a
+ * line per lane, lanes sharing lines, words and whole addresses), or
+ * coalesced runs; random active lanes. Fills addr[32], returns the mask. */
+static uint32_t gather_warp(uint64_t *seed, uint32_t line_bytes, uint32_t size, uint64_t *addr)
+{
+    uint64_t x = next_rand(seed);
+    uint32_t mask = x % 4u == 0 ? 0xffffffffu : (uint32_t)next_rand(seed) | 1u << (x >> 2) % 32u;
+    uint64_t pool = 1u + (x >> 8) % 40u;
+    uint64_t base = (next_rand(seed) % ((uint64_t)1 << 40)) * line_bytes;
+    uint32_t kind = (uint32_t)(x >> 16) % 4u;
+    for (uint32_t l = 0; l < 32; l++) {
+        uint64_t y = next_rand(seed);
+        uint64_t line = kind == 0 ? y % ((uint64_t)1 << 40) : kind == 3 ? l * size / line_bytes : y % pool;
+        uint64_t off = kind == 3 ? l * size % line_bytes
+                       : kind == 2 ? ((y >> 44) % 4u) * size % line_bytes /* few words: broadcasts */
+                                   : (y >> 44) % line_bytes;
+        addr[l] = base + line * line_bytes + (off & ~(uint64_t)(size - 1u));
+    }
+    return mask;
+}
+
+static uint32_t lane_chunks_of(const uint64_t *addr, uint32_t mask, uint32_t size, coal_chunk *c)
+{
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < 32; l++) {
+        if (mask & (1u << l)) {
+            c[n].addr = addr[l];
+            c[n].bytes = (uint8_t)size;
+            c[n].lane = (uint8_t)l;
+            n++;
+        }
+    }
+    return n;
+}
+
+START_TEST(coal_lanes_equals_coal_run)
+{
+    /* 128-byte lines of 32-byte sectors (every config: coal_lanes' constants),
+     * and other geometries (its general build) */
+    static const uint32_t geoms[][2] = {{128, 32}, {64, 32}, {64, 16}, {32, 8}};
+    static const uint32_t sizes[] = {1, 2, 4, 8, 16};
+    uint64_t seed = 2027;
+    uint64_t addr[32];
+    coal_chunk ch[32];
+    uint8_t line_of[32];
+    static coal_result fast, slow;
+    int compared = 0;
+    for (size_t gi = 0; gi < sizeof geoms / sizeof geoms[0]; gi++) {
+        coal_geom g;
+        coal_geom_init(&g, geoms[gi][0], geoms[gi][1]);
+        for (int rep = 0; rep < 5000; rep++) {
+            uint32_t size = sizes[rep % 5];
+            if (size > g.sector_bytes)
+                continue;
+            uint32_t mask = gather_warp(&seed, g.line_bytes, size, addr);
+            uint32_t bytes = coal_lanes(&g, addr, mask, size, &fast, line_of);
+            uint32_t n = lane_chunks_of(addr, mask, size, ch);
+            coal_run(&g, ch, n, &slow);
+            assert_same_result(&fast, &slow, addr[__builtin_ctz(mask)], 0, size);
+            uint32_t distinct = 0; /* what gpu.c counted before: each byte once */
+            for (uint32_t i = 0; i < slow.n_lines; i++)
+                for (uint32_t s = 0; s < COAL_MAX_SECTORS_PER_LINE; s++)
+                    distinct += (uint32_t)__builtin_popcount(slow.lines[i].byte_mask[s]);
+            ck_assert_uint_eq(bytes, distinct);
+            for (uint32_t k = 0; k < n; k++)
+                ck_assert_uint_eq(fast.lines[line_of[k]].line, ch[k].addr >> g.line_shift);
+            compared++;
+        }
+    }
+    ck_assert_int_gt(compared, 17000);
+}
+END_TEST
+
+START_TEST(smem_cost_lanes_equals_smem_cost_chunks)
+{
+    /* the shipped banks (32 x 4 bytes: smem_cost_lanes' constants), others
+     * (its general build); Kepler's 8-byte banks in 4-byte mode are refused */
+    static const uint32_t geoms[][3] = {{32, 4, 4}, {16, 4, 4}, {64, 4, 4}, {32, 8, 8}, {8, 4, 4}};
+    static const uint32_t lines[] = {128, 64};
+    static const uint32_t sizes[] = {1, 2, 4, 8, 16};
+    uint64_t seed = 31337;
+    uint64_t addr[32];
+    coal_chunk ch[32];
+    uint8_t line_of[32];
+    static coal_result r;
+    int compared = 0, distinct = 0;
+    for (size_t gi = 0; gi < sizeof geoms / sizeof geoms[0]; gi++) {
+        smem_geom g;
+        smem_geom_init(&g, geoms[gi][0], geoms[gi][1], geoms[gi][2]);
+        for (size_t li = 0; li < sizeof lines / sizeof lines[0]; li++) {
+            coal_geom cg;
+            coal_geom_init(&cg, lines[li], 32);
+            for (int rep = 0; rep < 3000; rep++) {
+                uint32_t size = sizes[rep % 5];
+                uint32_t lpp = 1u << (rep / 5 % 6); /* every phase width, 1 to 32 lanes */
+                uint32_t mask = gather_warp(&seed, cg.line_bytes, size, addr);
+                coal_lanes(&cg, addr, mask, size, &r, line_of);
+                smem_cost fast;
+                ck_assert(smem_cost_lanes(&g, addr, mask, size, line_of, r.n_lines, cg.line_shift,
+                                          lpp, &fast));
+                smem_cost slow = smem_cost_chunks(&g, ch, lane_chunks_of(addr, mask, size, ch), lpp, false);
+                ck_assert_msg(fast.wavefronts == slow.wavefronts && fast.ideal == slow.ideal,
+                              "banks %u x %u, line %u, size %u, lpp %u, mask 0x%x: %u/%u, expected %u/%u",
+                              g.banks, g.bank_bytes, cg.line_bytes, size, lpp, mask, fast.wavefronts,
+                              fast.ideal, slow.wavefronts, slow.ideal);
+                distinct += r.n_lines == (uint32_t)__builtin_popcount(mask);
+                compared++;
+            }
+        }
+    }
+    ck_assert_int_eq(compared, 30000);
+    ck_assert_int_gt(distinct, 5000);          /* a line per lane: the gathers' loop */
+    ck_assert_int_gt(compared - distinct, 5000); /* shared lines: the word masks */
+    smem_geom kepler;
+    smem_geom_init(&kepler, 32, 8, 4);
+    coal_geom cg;
+    coal_geom_init(&cg, 128, 32);
+    smem_cost c;
+    for (uint32_t l = 0; l < 32; l++)
+        addr[l] = l * 4096u;
+    coal_lanes(&cg, addr, 0xffffffffu, 4, &r, line_of);
+    ck_assert(!smem_cost_lanes(&kepler, addr, 0xffffffffu, 4, line_of, r.n_lines, cg.line_shift, 32, &c));
+}
+END_TEST
+
 /* ---- the LRU order without a scan equals stamps with a first-oldest scan ------ */
 
 /* The replacement rule as it was written with stamps: each use takes the next
@@ -723,7 +851,8 @@ START_TEST(l1_hints_change_no_count)
             memset(&r, 0, sizeof r);
             r.n_lines = 1u + (uint32_t)(x % 3u);
             for (uint32_t i = 0; i < r.n_lines; i++) {
-                /* lines 8 apart share a memo slot; a few hundred in all */
+                /* lines L1_HINT_SLOTS apart share a memo slot (i * 1024, and
+                 * the second term 16 steps apart); a few hundred in all */
                 r.lines[i].line = i * 1024u + ((x >> 4) % 64u) * 8u + (x >> 12) % 3u;
                 r.lines[i].sector_mask = 1u + (uint32_t)((x >> 16) % 15u);
                 for (uint32_t k = 0; k < 4; k++)
@@ -1013,6 +1142,8 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, whole_sector_fill_equals_adding_its_bytes);
     tcase_add_test(tc, l2_avx2_equals_baseline);
     tcase_add_test(tc, coal_run_hash_equals_linear_search);
+    tcase_add_test(tc, coal_lanes_equals_coal_run);
+    tcase_add_test(tc, smem_cost_lanes_equals_smem_cost_chunks);
     tcase_add_test(tc, validate_limits_equals_validate);
     tcase_add_test(tc, validate_strided_equals_validate);
     tcase_add_test(tc, expand_stride_avx2_equals_baseline);
