@@ -19,6 +19,7 @@
 #include "l2.h"
 #include "lrc.h"
 #include "sass.h"
+#include "sassflow.h"
 #include "wqueue.h"
 
 /* ---- calendars -----------------------------------------------------------------
@@ -410,6 +411,8 @@ struct timing {
     uint64_t issued;          /* warp instructions issued: records, barriers and the
                                * instructions counted between them (issue_to) */
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
+    sass_flow *flow;          /* the kernel's whole SASS (sassflow.h); NULL: the PC table holds
+                               * only memory instructions and barriers */
     /* the SMs' write queues towards L2 (wqueue.h); each SM's drain is its
      * sm_cal_wq calendar, which its read requests book too (read_queue) */
     wqueue *wq;
@@ -519,6 +522,7 @@ void timing_destroy(timing *t)
 {
     if (!t)
         return;
+    sass_flow_destroy(t->flow);
     free(t->cal_raw);
     free(t->smcal_raw);
     free(t->slice_raw);
@@ -607,6 +611,8 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         t->cap_pcs = k->n_pcs;
     }
     t->pc_first = UINT32_MAX;
+    sass_flow_destroy(t->flow);
+    t->flow = sass_flow_create(k->pcs, k->n_pcs);
     for (uint32_t i = 0; i < k->n_pcs; i++) {
         t->pc_next[i] = UINT32_MAX;
         /* the opcode past any guard: "@!P0 LDS R4, [R5]" is a load too */
@@ -846,7 +852,15 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
         w->bar_wait = false;
     }
     uint64_t between;
-    if (!w->started)
+    uint32_t on_path;
+    timing_regs path = {.dst = TIMING_NO_REG};
+    if (t->flow && sass_flow_between(t->flow, w->started ? w->last_pc : UINT32_MAX, pc, &on_path, path.src)) {
+        /* the instructions on the control flow's shortest path; the warp
+         * stops at the first of them that reads a load in flight (in-order
+         * issue), which also covers what a loop's back edge waits for */
+        between = on_path;
+        wait_regs(w, &path, TIMING_NO_REG, 0, &at);
+    } else if (!w->started)
         between = pc / PC_BYTES; /* the kernel's prologue, straight from its entry */
     else if (pc > w->last_pc)
         between = (pc - w->last_pc) / PC_BYTES - 1u;

@@ -1,0 +1,44 @@
+/* sassflow.h - a kernel's whole SASS as the timing model needs it: which
+ * instructions a warp executes between two of its records, and which
+ * registers those instructions read.
+ *
+ * A trace's PC table holds the memory instructions and barriers; a capture
+ * since the seventh session holds every instruction of the kernel
+ * (docs/trace-format.md). With every instruction known, the instructions
+ * between a warp's records are those on the shortest path of the kernel's
+ * control flow from one record's PC to the next (branches read from the
+ * SASS: BRA to a function-relative 0x target, EXIT), not the PC distance,
+ * which counts code a warp jumped over; and the registers they read are
+ * known, so a warp stops at the first instruction that reads a load still
+ * in flight, as the in-order issue of an SM sub-partition does (an
+ * arithmetic instruction between two loads carries the dependency the
+ * loads' own operands do not show: `IMAD.WIDE R10, R9, 0x4, R6` between
+ * `LDG R9` and `LDG R11, [R10.64]`). docs/timing.md, "Work between
+ * records".
+ *
+ * Memory is fixed at creation except the pair cache, which is bounded. */
+#ifndef GMS_SASSFLOW_H
+#define GMS_SASSFLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+typedef struct sass_flow sass_flow;
+
+/* The flow of a kernel whose PC table holds every instruction: PCs 0, 16,
+ * 32, ... without a gap, and at least one that is neither a memory
+ * instruction nor a barrier. NULL otherwise (the caller keeps counting PC
+ * distances). */
+sass_flow *sass_flow_create(const trace_pc_info *pcs, uint32_t n_pcs);
+void sass_flow_destroy(sass_flow *f);
+
+/* The instructions executed strictly between PC a and PC b (a warp's
+ * consecutive records; a == UINT32_MAX: from the kernel's entry, the first
+ * instruction included) on the shortest path, and the registers they read
+ * (bit r of reads[r / 64]). False when b cannot be reached from a (then
+ * nothing is set). */
+bool sass_flow_between(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, uint64_t reads[4]);
+
+#endif

@@ -1,0 +1,103 @@
+/* test_sassflow.c - paths through a kernel's SASS (model/sassflow.h): how
+ * many instructions a warp executes between two PCs, and which registers
+ * they read. */
+#include <check.h>
+#include <string.h>
+
+#include "sassflow.h"
+#include "suites.h"
+
+/* A kernel from SASS lines, PC 16 x i for line i. */
+static sass_flow *flow_of(const char *const *sass, uint32_t n, trace_pc_info *pcs)
+{
+    for (uint32_t i = 0; i < n; i++)
+        pcs[i] = (trace_pc_info){.pc = 16u * i, .sass = (char *)sass[i], .file = -1};
+    return sass_flow_create(pcs, n);
+}
+
+static bool has(const uint64_t reads[4], unsigned r)
+{
+    return (reads[r / 64] >> (r % 64)) & 1u;
+}
+
+START_TEST(straight_line_code_counts_and_reads_what_lies_between)
+{
+    static const char *const k[] = {
+        "LDG.E R9, desc[UR4][R8.64]",      /* 0 */
+        "IMAD.WIDE R10, R9, 0x4, R6",      /* 1: reads R9, R6 */
+        "LDG.E R11, desc[UR4][R10.64]",    /* 2 */
+        "EXIT",                            /* 3 */
+    };
+    trace_pc_info pcs[4];
+    sass_flow *f = flow_of(k, 4, pcs);
+    ck_assert_ptr_nonnull(f);
+    uint32_t n = 99;
+    uint64_t reads[4];
+    ck_assert(sass_flow_between(f, 0x00, 0x20, &n, reads));
+    ck_assert_uint_eq(n, 1);
+    ck_assert(has(reads, 9) && has(reads, 6) && !has(reads, 10) && !has(reads, 11));
+    /* from the entry: instructions 0 and 1 before PC 0x20 */
+    ck_assert(sass_flow_between(f, UINT32_MAX, 0x20, &n, reads));
+    ck_assert_uint_eq(n, 2);
+    /* nothing runs after the EXIT */
+    ck_assert(!sass_flow_between(f, 0x30, 0x00, &n, reads));
+    sass_flow_destroy(f);
+}
+END_TEST
+
+START_TEST(a_branch_skips_what_it_jumps_over_and_a_loop_comes_back)
+{
+    static const char *const k[] = {
+        "LDG.E R2, desc[UR4][R4.64]",   /* 0 */
+        "ISETP.NE.AND P0, PT, R2, RZ, PT", /* 1 */
+        "@P0 BRA 0x60",                 /* 2: past the unrolled copy */
+        "LDG.E R3, desc[UR4][R4.64]",   /* 3 */
+        "LDG.E R5, desc[UR4][R4.64]",   /* 4 */
+        "FADD R7, R3, R5",              /* 5 */
+        "STG.E desc[UR4][R6.64], R7",   /* 6 */
+        "IADD3 R8, R8, 0x1, RZ",        /* 7 */
+        "@P1 BRA 0x60",                 /* 8: the loop's back edge */
+        "EXIT",                         /* 9 */
+    };
+    trace_pc_info pcs[10];
+    sass_flow *f = flow_of(k, 10, pcs);
+    uint32_t n;
+    uint64_t reads[4];
+    /* 0 -> 6: ISETP, BRA taken: 2, not the PC distance's 5 */
+    ck_assert(sass_flow_between(f, 0x00, 0x60, &n, reads));
+    ck_assert_uint_eq(n, 2);
+    ck_assert(has(reads, 2) && !has(reads, 3));
+    /* 6 -> 6: IADD3, BRA back: 2 */
+    ck_assert(sass_flow_between(f, 0x60, 0x60, &n, reads));
+    ck_assert_uint_eq(n, 2);
+    ck_assert(has(reads, 8));
+    /* asked again: the same (from the pair cache) */
+    ck_assert(sass_flow_between(f, 0x00, 0x60, &n, reads));
+    ck_assert_uint_eq(n, 2);
+    sass_flow_destroy(f);
+}
+END_TEST
+
+START_TEST(a_table_of_memory_instructions_or_with_gaps_has_no_flow)
+{
+    static const char *const mem[] = {"LDG.E R2, desc[UR4][R4.64]", "BAR.SYNC.DEFER_BLOCKING 0x0",
+                                      "STS [R3], R2"};
+    trace_pc_info pcs[3];
+    ck_assert_ptr_null(flow_of(mem, 3, pcs));
+    static const char *const gap[] = {"LDG.E R2, desc[UR4][R4.64]", "IADD3 R8, R8, 0x1, RZ"};
+    flow_of(gap, 2, pcs);
+    pcs[1].pc = 0x40; /* a memory-only capture's table: PCs with gaps */
+    ck_assert_ptr_null(sass_flow_create(pcs, 2));
+}
+END_TEST
+
+Suite *sassflow_suite(void)
+{
+    Suite *s = suite_create("sassflow");
+    TCase *tc = tcase_create("paths");
+    tcase_add_test(tc, straight_line_code_counts_and_reads_what_lies_between);
+    tcase_add_test(tc, a_branch_skips_what_it_jumps_over_and_a_loop_comes_back);
+    tcase_add_test(tc, a_table_of_memory_instructions_or_with_gaps_has_no_flow);
+    suite_add_tcase(s, tc);
+    return s;
+}
