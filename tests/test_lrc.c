@@ -421,15 +421,16 @@ static l2_reads replay_reads(const char *path)
  * grids' measured values include ~100-200 sectors of the profiler's own
  * reads (findings §1). Errors against the measured (before read requests
  * took slots of the SM's queue towards L2, docs/timing.md: naive 42,322,
- * tiled16 37,090, mmn_64 12,711, mmt_64 11,120): */
+ * tiled16 37,090, mmn_64 12,711, mmt_64 11,120; before the suite's traces
+ * held their whole SASS, sassflow.h: naive 42,326, tiled16 37,428): */
 START_TEST(the_matrixmul_captures)
 {
     static const struct {
         const char *trace;
         uint64_t functional, predicted; /* measured, error: */
     } cases[] = {
-        {"traces/h200/matrixMul_naive.trace", 63616, 42326},           /* 38,252: +10.7% */
-        {"traces/h200/matrixMul_tiled16.trace", 63616, 37428},         /* 39,028: -4.1% */
+        {"traces/h200/matrixMul_naive.trace", 63616, 42302},           /* 38,252: +10.6% */
+        {"traces/h200/matrixMul_tiled16.trace", 63616, 36982},         /* 39,028: -5.2% */
         {"traces/h200/matrixMul_tiny_naive.trace", 12, 4},             /* 8 (profiler's) */
         {"traces/h200/matrixMul_tiny_tiled2.trace", 12, 4},            /* 5 (profiler's) */
         {"traces/h200-probes/lrc-traces/mmn_16.trace", 4096, 3264},    /* 3,119: +4.6% */
