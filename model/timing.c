@@ -348,21 +348,23 @@ typedef struct slice_state {
     bool atomic_valid;
 } slice_state;
 
-/* Records announced by the replay's read-ahead (the observer's prefetch),
- * newest last: when a record is announced, the warp entry of the one
- * announced ANNOUNCE_LAG before it is in cache by now, and its clock says
- * which bins of its SM's issue slots and L1 stages its turn will book. */
-#define ANNOUNCED 8u
+/* The last ANNOUNCE_LAG records announced by the replay's read-ahead (the
+ * observer's prefetch), in a ring: when a record is announced, the warp
+ * entry of the one announced ANNOUNCE_LAG before it (the ring entry it
+ * replaces) is in cache by now, and its clock says which bins of its SM's
+ * issue slots and L1 stages its turn will book. */
 #define ANNOUNCE_LAG 4u
 typedef struct announced {
-    uint32_t cta, warp, sm;
-    uint32_t slot; /* its warp entry's index (warp_slot) */
+    uint32_t slot;   /* its warp entry's index (warp_slot) */
+    uint32_t sm_cal; /* its SM's first calendar in smcal (sm_cal_issue(t, sm, 0)) */
 } announced;
 
 struct timing {
     cfg_gpu cfg;
-    announced ann[ANNOUNCED];
-    uint32_t n_ann;           /* records announced in this kernel */
+    /* announced ANNOUNCE_LAG records ago, at [n_ann % ANNOUNCE_LAG]; zeros
+     * (a valid warp and SM) before any */
+    announced ann[ANNOUNCE_LAG];
+    uint32_t n_ann;           /* records announced */
     uint32_t smsps, partitions, slices_per_partition;
     uint32_t lookup_units;    /* slice units one lookup holds: one L2 cycle */
     /* an L2 request's way there and back in cycles: near, crossing the fabric,
@@ -587,7 +589,6 @@ void timing_parse_sass(const char *sass, bool has_dst, timing_regs *out)
 
 void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info *info)
 {
-    t->n_ann = 0;
     t->gen++;
     if (t->gen == 0)
         t->gen = 1; /* 0 marks empty entries; after a wrap stale entries would look live */
@@ -1152,8 +1153,10 @@ PREFETCHER uint32_t warp_slot(const timing *t, uint32_t cta, uint32_t warp)
  * that its sub-partition's issue calendar (the warp entry knows which: its
  * CTA's first_smsp + warp, cta_start) and the bins its clock falls in in the
  * three can be prefetched too (a heuristic: earlier records of the same warp
- * may still move its clock). m is not validated yet: every index is masked
- * or checked, nothing is written but the ring. */
+ * may still move its clock; an entry of this kernel that another warp took
+ * since, or the zeros before the first records, prefetch lines that go
+ * unused). m is not validated yet: every index is masked or checked, nothing
+ * is written but the ring. */
 static void on_prefetch(void *ctx, const trace_mem *m)
 {
     timing *t = ctx;
@@ -1162,24 +1165,21 @@ static void on_prefetch(void *ctx, const trace_mem *m)
     __builtin_prefetch(w, 1);
     __builtin_prefetch(&w->pend_ready, 1);
     __builtin_prefetch(&t->ctas[m->cta & t->cta_mask], 1);
-    uint32_t sm = sm_of(t, m->cta, m->sm);
-    const cal *tag = &t->smcal[sm_cal_tag(t, sm)];
+    size_t sm_cal = sm_cal_issue(t, sm_of(t, m->cta, m->sm), 0);
+    const cal *tag = &t->smcal[sm_cal + t->smsps];
     __builtin_prefetch(tag, 1);
     __builtin_prefetch(tag + 1, 1); /* the data stage's, next to it (sm_cal_data) */
-    announced *a = &t->ann[t->n_ann % ANNOUNCED];
-    *a = (announced){.cta = m->cta, .warp = m->warp, .sm = sm, .slot = slot};
-    t->n_ann++;
-    if (t->n_ann <= ANNOUNCE_LAG)
+    announced *a = &t->ann[t->n_ann++ % ANNOUNCE_LAG];
+    const announced o = *a;
+    *a = (announced){.slot = slot, .sm_cal = (uint32_t)sm_cal};
+    const warp_state *ow = &t->warps[o.slot];
+    if (ow->gen != t->gen)
         return;
-    const announced *o = &t->ann[(t->n_ann - 1u - ANNOUNCE_LAG) % ANNOUNCED];
-    const warp_state *ow = &t->warps[o->slot];
-    if (ow->gen != t->gen || ow->cta != o->cta || ow->warp != o->warp)
-        return;
-    size_t issue = sm_cal_issue(t, o->sm, ow->smsp);
+    size_t issue = o.sm_cal + ow->smsp;
     __builtin_prefetch(&t->smcal[issue], 1);
     sm_bin_prefetch(t, issue, ow->clock);
-    sm_bin_prefetch(t, sm_cal_tag(t, o->sm), ow->clock);
-    sm_bin_prefetch(t, sm_cal_data(t, o->sm), ow->clock);
+    sm_bin_prefetch(t, o.sm_cal + t->smsps, ow->clock);
+    sm_bin_prefetch(t, o.sm_cal + t->smsps + 1u, ow->clock);
 }
 
 gpu_observer timing_observer(timing *t)
