@@ -20,6 +20,7 @@
 #include "lrc.h"
 #include "sass.h"
 #include "wqueue.h"
+#include "wqueue_int.h"
 
 /* ---- calendars -----------------------------------------------------------------
  * A resource serves `rate` units per cycle. Its time is cut into bins of
@@ -1012,7 +1013,10 @@ static uint32_t store_lines(const timing *t, const trace_mem *m, uint64_t *lines
 static inline void write_request(timing *t, cal *drain, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask,
                                  uint64_t at)
 {
-    if (wqueue_merge(t->wq, sm, writer, line, mask, at))
+    wqueue *q = t->wq;
+    uint32_t s = wqueue_sm(q, sm);
+    uint32_t *slot = wqueue_newest(q, s, line);
+    if (wqueue_merge_in(q, s, slot, writer, line, mask, at))
         return;
     /* the queue sends one sector a cycle ([MEAS] kernels/wrate.cu,
      * traces/h200-probes/wrate.txt: one SM storing whole lines sends
@@ -1021,7 +1025,20 @@ static inline void write_request(timing *t, cal *drain, uint32_t sm, uint64_t wr
      * sector leaves: the end of its booking less its own sectors */
     uint64_t sectors = cache_popcount(mask);
     uint64_t left = cal1_book(drain, at, sectors) - sectors;
-    wqueue_sent(t->wq, sm, writer, line, mask, at, left > at ? left : at);
+    wqueue_sent_in(q, s, slot, writer, line, mask, at, left > at ? left : at);
+}
+
+/* write_queue for a store whose coalescer's lines are not in address order
+ * (or more than WQ_MAX_LINES): worked out again in that order (kept apart:
+ * its arrays would make every call's frame large). */
+static __attribute__((noinline)) void write_queue_sorted(timing *t, cal *drain, uint32_t sm, const gpu_event *e,
+                                                         uint64_t writer, uint64_t at)
+{
+    uint64_t lines[WQ_MAX_LINES];
+    uint32_t masks[WQ_MAX_LINES];
+    uint32_t n = store_lines(t, e->m, lines, masks);
+    for (uint32_t i = 0; i < n; i++)
+        write_request(t, drain, sm, writer, lines[i], masks[i], at);
 }
 
 /* A global store of writer (cta x warps + warp) on SM sm whose lines are
@@ -1032,22 +1049,21 @@ static void write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t wri
 {
     cal *drain = &t->smcal[sm_cal_wq(t, sm)];
     /* the coalescer's lines when they are in address order (nearly every
-     * store: lanes ascending), read where they are; else worked out again
-     * in that order */
+     * store: one line, or lanes ascending), read where they are */
     const coal_result *r = e->lines;
+    if (r && r->n_lines == 1) {
+        write_request(t, drain, sm, writer, r->lines[0].line, r->lines[0].sector_mask, at);
+        return;
+    }
     bool ascending = r && r->n_lines <= WQ_MAX_LINES;
     for (uint32_t i = 1; ascending && i < r->n_lines; i++)
         ascending = r->lines[i].line > r->lines[i - 1u].line;
-    if (ascending) {
-        for (uint32_t i = 0; i < r->n_lines; i++)
-            write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at);
+    if (!ascending) {
+        write_queue_sorted(t, drain, sm, e, writer, at);
         return;
     }
-    uint64_t lines[WQ_MAX_LINES];
-    uint32_t masks[WQ_MAX_LINES];
-    uint32_t n = store_lines(t, e->m, lines, masks);
-    for (uint32_t i = 0; i < n; i++)
-        write_request(t, drain, sm, writer, lines[i], masks[i], at);
+    for (uint32_t i = 0; i < r->n_lines; i++)
+        write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at);
 }
 
 /* A read request of SM sm ready to leave L1 at at: it takes one slot of the
