@@ -291,6 +291,13 @@ static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t
 
 /* ---- state ------------------------------------------------------------------- */
 
+/* A PC's registers (timing_parse_sass), and those it reads folded mod 32
+ * (bit r mod 32 for each register r read): warp_state.pend_regs's filter. */
+typedef struct pc_regs {
+    timing_regs regs;
+    uint32_t src32;
+} pc_regs;
+
 #define MAX_PENDING 8u   /* loads in flight per warp that the model tracks */
 #define PC_BYTES 16u     /* one SASS instruction (sm_70 and later) */
 #define BACK_BRANCH_INSTRUCTIONS 2u /* a loop's back edge: the branch and one more, unknown */
@@ -311,7 +318,9 @@ typedef struct warp_state {
     uint8_t n_pend;      /* loads in flight, oldest first: */
     uint8_t pend_first[MAX_PENDING]; /* first destination register */
     uint8_t pend_n[MAX_PENDING];     /* registers */
-    uint8_t pad[4];
+    uint32_t pend_regs;  /* bit r mod 32 of every register a pending load fills, and maybe more
+                          * (a filter: wait_regs scans the loads only when it meets the registers
+                          * an instruction reads or writes, folded the same way) */
     uint64_t mem_done;   /* when its shared stores and cp.async copies are done: its next barrier waits */
     uint64_t pend_ready[MAX_PENDING]; /* cycle the data is in the registers */
 } warp_state;
@@ -420,7 +429,7 @@ struct timing {
     gpu_kernel_info info;
     uint32_t warps_per_cta;
     uint64_t bar_release;     /* last arrival at a barrier to its release, for this kernel's CTAs */
-    timing_regs *pcs;         /* [k->n_pcs] */
+    pc_regs *pcs;             /* [k->n_pcs] */
     uint32_t *pc_next;        /* [k->n_pcs]: the PC index a warp went to from this one when
                                * not the next, UINT32_MAX when none (pc_index's hint) */
     uint32_t cap_pcs;
@@ -633,7 +642,10 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         /* loads and value-returning atomics write their first register operand */
         bool dst = op && (strncmp(op, "LD", 2) == 0 || strncmp(op, "ATOM", 4) == 0) &&
                    strncmp(op, "LDGSTS", 6) != 0;
-        timing_parse_sass(op, dst, &t->pcs[i]);
+        timing_regs *r = &t->pcs[i].regs;
+        timing_parse_sass(op, dst, r);
+        uint64_t src = r->src[0] | r->src[1] | r->src[2] | r->src[3];
+        t->pcs[i].src32 = (uint32_t)(src | (src >> 32));
     }
     uint32_t n_sm = t->cfg.sm_count;
     for (size_t i = 0; i < (size_t)n_sm * t->sm_cals; i++)
@@ -799,14 +811,29 @@ static void wait_all(warp_state *w, uint64_t *at)
     for (uint32_t i = 0; i < w->n_pend; i++)
         *at = max64(*at, w->pend_ready[i]);
     w->n_pend = 0;
+    w->pend_regs = 0;
 }
 
-/* Wait for the loads whose registers r reads or rewrites; drop them. Returns
- * whether some pending load wrote a register r reads. */
-static bool wait_regs(warp_state *w, const timing_regs *r, uint8_t dst, uint8_t dst_n, uint64_t *at)
+/* Registers first .. first + n - 1 folded mod 32 (bit r mod 32 for each). */
+static inline uint32_t regs32(unsigned first, unsigned n)
 {
+    uint32_t m = n >= 32u ? UINT32_MAX : (1u << n) - 1u;
+    unsigned s = first & 31u;
+    return (m << s) | (m >> ((32u - s) & 31u));
+}
+
+/* Wait for the loads whose registers p reads or rewrites (dst .. dst +
+ * dst_n - 1); drop them. Returns whether some pending load wrote a register
+ * p reads. */
+static bool wait_regs(warp_state *w, const pc_regs *p, uint8_t dst, uint8_t dst_n, uint64_t *at)
+{
+    /* no pending load's register among them, folded: none is waited for */
+    uint32_t touched = p->src32 | (dst != TIMING_NO_REG ? regs32(dst, dst_n) : 0u);
+    if (!(w->pend_regs & touched))
+        return false;
+    const timing_regs *r = &p->regs;
     bool any = false;
-    uint32_t keep = 0;
+    uint32_t keep = 0, kept_regs = 0;
     for (uint32_t i = 0; i < w->n_pend; i++) {
         unsigned first = w->pend_first[i], n = w->pend_n[i];
         bool hit = reg_bits(r->src, first, n) != 0;
@@ -823,9 +850,11 @@ static bool wait_regs(warp_state *w, const timing_regs *r, uint8_t dst, uint8_t 
                 w->pend_ready[keep] = w->pend_ready[i];
             }
             keep++;
+            kept_regs |= regs32(first, n);
         }
     }
     w->n_pend = (uint8_t)keep;
+    w->pend_regs = kept_regs;
     return any;
 }
 
@@ -843,6 +872,7 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, u
     w->pend_first[w->n_pend] = dst;
     w->pend_n[w->n_pend] = n;
     w->pend_ready[w->n_pend++] = ready;
+    w->pend_regs |= regs32(dst, n); /* the oldest's, when dropped above: still a superset */
 }
 
 /* Issue the instructions between the warp's last record and pc, then pc
@@ -850,7 +880,7 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, u
  * Inlined: every record calls it, and a call saved and restored six
  * registers and passed eight arguments (25 instructions a record). */
 static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm,
-                                                               uint32_t pc, const timing_regs *regs, bool is_store,
+                                                               uint32_t pc, const pc_regs *regs, bool is_store,
                                                                uint8_t dst_n)
 {
     uint64_t at = w->clock;
@@ -876,7 +906,7 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     if (between)
         at = cal1_book(iss, at, between);
     if (regs) {
-        bool from_load = wait_regs(w, regs, regs->dst, dst_n, &at);
+        bool from_load = wait_regs(w, regs, regs->regs.dst, dst_n, &at);
         /* a store whose data no pending load wrote directly stores a value
          * computed since: from the loads in flight */
         if (is_store && !from_load)
@@ -1111,7 +1141,7 @@ static void on_record(void *ctx, const gpu_event *e)
     cta_state *cs;
     warp_state *w = warp_get(t, m->cta, m->warp, &cs, sm);
     uint32_t pi = pc_index(t, w, m->pc);
-    const timing_regs *regs = pi != UINT32_MAX ? &t->pcs[pi] : NULL;
+    const pc_regs *regs = pi != UINT32_MAX ? &t->pcs[pi] : NULL;
     w->pc_idx = pi;
     uint8_t dst_n = (uint8_t)(m->size_bytes > 4 ? m->size_bytes / 4u : 1u);
     uint64_t at = issue_to(t, w, cs, sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n);
@@ -1147,7 +1177,7 @@ static void on_record(void *ctx, const gpu_event *e)
         }
     }
     if (returns && regs)
-        add_pending(w, regs->dst, dst_n, done, &w->clock);
+        add_pending(w, regs->regs.dst, dst_n, done, &w->clock);
     /* bar.sync makes the warp's shared-memory writes visible to its CTA: the
      * warp reaches its next barrier when its shared stores and atomics are
      * done, and its cp.async copies (waited for by cp.async.wait_group before
