@@ -931,11 +931,12 @@ static inline l2_home_slice place_of(const timing *t, uint64_t line)
 }
 
 /* One request from SM sm leaving L1 at t1; returns when its data (or its
- * acknowledgement) is back at the SM. */
+ * acknowledgement) is back at the SM. op is r->op: callers that know it
+ * pass it as a constant, and the cases of the others fold away. */
 static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r,
-                                                                 uint64_t t1)
+                                                                 uint64_t t1, gpu_l2_op op)
 {
-    bool read = r->op == GPU_L2_READ;
+    bool read = op == GPU_L2_READ;
     l2_home_slice pl = place_of(t, r->line);
     uint32_t near = t->sm_part[sm];
     uint64_t arrive = t1 + (r->far ? t->far_in : t->l2_in);
@@ -967,7 +968,7 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
         arrive = cal_book(&t->slice[other * t->slices_per_partition + pl.slice], arrive, units);
     }
 
-    if (r->op == GPU_L2_ATOMIC) {
+    if (op == GPU_L2_ATOMIC) {
         if (ss->atomic_valid && ss->atomic_line == r->line) {
             uint64_t m = max64(arrive * 1000u, ss->atomic_free_mcycles) + t->cfg.t_l2_atomic_same_line_mcycles;
             ss->atomic_free_mcycles = m;
@@ -1169,8 +1170,10 @@ static void on_record(void *ctx, const gpu_event *e)
             done = tagged + c->t_l1_hit_cycles;
             for (uint32_t i = 0; i < n_l2; i++) {
                 /* a read request leaves through the SM's queue towards L2 */
-                uint64_t sent = e->l2[i].op == GPU_L2_READ ? read_queue(t, sm, tagged) : tagged;
-                done = max64(done, l2_request(t, sm, &e->l2[i], sent));
+                const gpu_l2_req *r = &e->l2[i];
+                uint64_t back = r->op == GPU_L2_READ ? l2_request(t, sm, r, read_queue(t, sm, tagged), GPU_L2_READ)
+                                                     : l2_request(t, sm, r, tagged, (gpu_l2_op)r->op);
+                done = max64(done, back);
             }
             if (e->data_wavefronts > 1)
                 done = cal1_book(&t->smcal[sm_cal_data(t, sm)], done, e->data_wavefronts);
@@ -1191,7 +1194,8 @@ static void on_record(void *ctx, const gpu_event *e)
 static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
 {
     timing *t = ctx;
-    uint64_t done = l2_request(t, sm, r, t->sms[sm].last_store);
+    assert(r->op == GPU_L2_WRITE); /* a store-combining line (gpu.h) */
+    uint64_t done = l2_request(t, sm, r, t->sms[sm].last_store, GPU_L2_WRITE);
     t->end = max64(t->end, done);
 }
 
