@@ -134,7 +134,8 @@ static __attribute__((noinline)) uint64_t cal_book_slow(cal *c, uint64_t t, uint
 {
     if (n == 0)
         return t;
-    uint64_t own = cal_cycles(c, n); /* cycles the units take alone */
+    /* cycles the units take alone (from the table when it has them) */
+    uint64_t own = n <= c->fast_max ? c->cycles[n] : cal_cycles(c, n);
     c->dirty = true;
     uint64_t b = t >> CAL_BIN_SHIFT;
     if (b < c->lo) {
@@ -177,7 +178,8 @@ static __attribute__((noinline)) uint64_t cal_book_slow(cal *c, uint64_t t, uint
             c->full_hi = b;
         }
     }
-    uint64_t fill = (b << CAL_BIN_SHIFT) + cal_cycles(c, bin_get(c, b));
+    uint32_t u = bin_get(c, b); /* <= cap */
+    uint64_t fill = (b << CAL_BIN_SHIFT) + (c->fast_max ? c->cycles[u] : cal_cycles(c, u));
     return fill > t + own ? fill : t + own;
 }
 
