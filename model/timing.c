@@ -18,6 +18,7 @@
 #include "err.h"
 #include "l2.h"
 #include "lrc.h"
+#include "lrc_int.h"
 #include "sass.h"
 #include "wqueue.h"
 #include "wqueue_int.h"
@@ -948,6 +949,7 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     uint64_t served, group_ret = 0;
     lrc_outcome outcome = LRC_NEW;
     uint32_t sectors = r->sectors;
+    lrc_set *lset = NULL; /* the LRC's set the request was looked up in */
 
     if (read) {
         /* the LRC, before the slices: a read another SM of the GPC has in
@@ -955,7 +957,8 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
         uint64_t at_lrc = t1 + t->l2_in;
         t->lrc_in += r->sectors;
         if (t->lrc && r->sectors == cache_popcount(r->sector_mask)) {
-            outcome = lrc_merge(t->lrc, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &group_ret);
+            lset = lrc_set_of(t->lrc, sm, r->line, r->sector_mask);
+            outcome = lrc_merge_in(t->lrc, lset, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &group_ret);
             if (outcome == LRC_MERGED)
                 return max64(group_ret, at_lrc) + t->l2_out;
         }
@@ -992,7 +995,9 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     }
     if (outcome == LRC_READ_AGAIN) /* its data is the group's, on its way to the slice */
         ret = max64(ret, group_ret + back);
-    else if (t->lrc && read)
+    else if (lset) /* the way the lookup found for it */
+        lrc_sent_in(lset, lrc_victim(lset), sm, r->line, r->sector_mask, t1 + t->l2_in, ret - t->l2_out);
+    else if (t->lrc && read) /* folded (sectors unlike its mask's): not looked up */
         lrc_sent(t->lrc, sm, r->line, r->sector_mask, t1 + t->l2_in, ret - t->l2_out);
     return ret;
 }
