@@ -255,8 +255,9 @@ static __attribute__((noinline)) uint64_t cal1_book_spill(cal *c, uint64_t t, ui
 static __attribute__((noinline)) uint64_t cal1_book_full(cal *c, uint64_t t, uint64_t n)
 {
     uint64_t b = t >> CAL_BIN_SHIFT;
-    if (b - c->full_lo < c->full_hi - c->full_lo) /* in the full run */
-        b = c->full_hi;
+    if (b - c->full_lo >= c->full_hi - c->full_lo) /* not in the full run: t's bin, which has no room */
+        return cal1_book_spill(c, t, n, b);
+    b = c->full_hi;
     if (b - c->lo >= CAL_BINS)
         return cal_book_slow(c, t, n);
     uint8_t *u = &((uint8_t *)c->bins)[b & (CAL_BINS - 1u)];
@@ -826,12 +827,12 @@ static inline uint32_t regs32(unsigned first, unsigned n)
 }
 
 /* Wait for the loads whose registers p reads or rewrites (dst .. dst +
- * dst_n - 1); drop them. Returns whether some pending load wrote a register
- * p reads. */
-static bool wait_regs(warp_state *w, const pc_regs *p, uint8_t dst, uint8_t dst_n, uint64_t *at)
+ * dst_n - 1, folded: dst32); drop them. Returns whether some pending load
+ * wrote a register p reads. */
+static bool wait_regs(warp_state *w, const pc_regs *p, uint8_t dst, uint8_t dst_n, uint32_t dst32, uint64_t *at)
 {
     /* no pending load's register among them, folded: none is waited for */
-    uint32_t touched = p->src32 | (dst != TIMING_NO_REG ? regs32(dst, dst_n) : 0u);
+    uint32_t touched = p->src32 | dst32;
     if (!(w->pend_regs & touched))
         return false;
     const timing_regs *r = &p->regs;
@@ -861,7 +862,8 @@ static bool wait_regs(warp_state *w, const pc_regs *p, uint8_t dst, uint8_t dst_
     return any;
 }
 
-static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, uint64_t *clock)
+/* A load filling registers dst .. dst + n - 1 (folded: dst32) at ready. */
+static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint32_t dst32, uint64_t ready, uint64_t *clock)
 {
     if (dst == TIMING_NO_REG)
         return;
@@ -875,7 +877,7 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, u
     w->pend_first[w->n_pend] = dst;
     w->pend_n[w->n_pend] = n;
     w->pend_ready[w->n_pend++] = ready;
-    w->pend_regs |= regs32(dst, n); /* the oldest's, when dropped above: still a superset */
+    w->pend_regs |= dst32; /* the oldest's, when dropped above: still a superset */
 }
 
 /* Issue the instructions between the warp's last record and pc, then pc
@@ -884,7 +886,7 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, u
  * registers and passed eight arguments (25 instructions a record). */
 static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm,
                                                                uint32_t pc, const pc_regs *regs, bool is_store,
-                                                               uint8_t dst_n)
+                                                               uint8_t dst_n, uint32_t dst32)
 {
     uint64_t at = w->clock;
     if (w->bar_wait) {
@@ -909,7 +911,7 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     if (between)
         at = cal1_book(iss, at, between);
     if (regs) {
-        bool from_load = wait_regs(w, regs, regs->regs.dst, dst_n, &at);
+        bool from_load = wait_regs(w, regs, regs->regs.dst, dst_n, dst32, &at);
         /* a store whose data no pending load wrote directly stores a value
          * computed since: from the loads in flight */
         if (is_store && !from_load)
@@ -1152,7 +1154,9 @@ static void on_record(void *ctx, const gpu_event *e)
     const pc_regs *regs = pi != UINT32_MAX ? &t->pcs[pi] : NULL;
     w->pc_idx = pi;
     uint8_t dst_n = (uint8_t)(m->size_bytes > 4 ? m->size_bytes / 4u : 1u);
-    uint64_t at = issue_to(t, w, cs, sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n);
+    /* its destination registers folded (wait_regs, add_pending) */
+    uint32_t dst32 = regs && regs->regs.dst != TIMING_NO_REG ? regs32(regs->regs.dst, dst_n) : 0u;
+    uint64_t at = issue_to(t, w, cs, sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n, dst32);
     bool returns = m->kind == TRACE_KIND_LD || m->kind == TRACE_KIND_ATOM;
     uint64_t done;
 
@@ -1187,7 +1191,7 @@ static void on_record(void *ctx, const gpu_event *e)
         }
     }
     if (returns && regs)
-        add_pending(w, regs->regs.dst, dst_n, done, &w->clock);
+        add_pending(w, regs->regs.dst, dst_n, dst32, done, &w->clock);
     /* bar.sync makes the warp's shared-memory writes visible to its CTA: the
      * warp reaches its next barrier when its shared stores and atomics are
      * done, and its cp.async copies (waited for by cp.async.wait_group before
@@ -1272,7 +1276,7 @@ void timing_barrier(timing *t, const trace_barrier *b)
     cta_state *c;
     warp_state *w = warp_get(t, b->cta, b->warp, &c, sm);
     w->pc_idx = pc_index(t, w, b->pc);
-    uint64_t at = max64(issue_to(t, w, c, sm, b->pc, NULL, false, 0), w->mem_done);
+    uint64_t at = max64(issue_to(t, w, c, sm, b->pc, NULL, false, 0, 0), w->mem_done);
     cta_ran_until(t, c, w->clock);
     uint32_t g = w->bar_gen, s = g & 1u;
     if (c->bar_id[s] != g || c->bar_count[s] == 0) {
