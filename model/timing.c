@@ -1070,9 +1070,11 @@ static uint32_t store_lines(const timing *t, const trace_mem *m, uint64_t *lines
 
 /* One line's write request of writer entering SM sm's queue (drain) at at:
  * it merges into a waiting request of another warp to the same line, or is
- * drained at the L1-to-L2 write rate. */
-static inline void write_request(timing *t, cal *drain, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask,
-                                 uint64_t at)
+ * drained at the L1-to-L2 write rate. Inlined: a call saved six registers
+ * (8.6 instructions a coalesced record). */
+static inline __attribute__((always_inline)) void write_request(timing *t, cal *drain, uint32_t sm,
+                                                                uint64_t writer, uint64_t line, uint32_t mask,
+                                                                uint64_t at)
 {
     wqueue *q = t->wq;
     uint32_t s = wqueue_sm(q, sm);
