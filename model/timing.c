@@ -937,9 +937,11 @@ static inline l2_home_slice place_of(const timing *t, uint64_t line)
 
 /* One request from SM sm leaving L1 at t1; returns when its data (or its
  * acknowledgement) is back at the SM. op is r->op: callers that know it
- * pass it as a constant, and the cases of the others fold away. */
+ * pass it as a constant, and the cases of the others fold away. last: r is
+ * a record's GPU_OBS_MAX_L2-th request, the only one that can be folded
+ * (gpu.h: then its sectors are the sum of several masks). */
 static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r,
-                                                                 uint64_t t1, gpu_l2_op op)
+                                                                 uint64_t t1, gpu_l2_op op, bool last)
 {
     bool read = op == GPU_L2_READ;
     l2_home_slice pl = place_of(t, r->line);
@@ -958,7 +960,7 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
          * flight gets that one's data and books nothing (model/lrc.h) */
         uint64_t at_lrc = t1 + t->l2_in;
         t->lrc_in += r->sectors;
-        if (t->lrc && r->sectors == cache_popcount(r->sector_mask)) {
+        if (t->lrc && (!last || r->sectors == cache_popcount(r->sector_mask))) { /* not folded */
             lset = lrc_set_of(t->lrc, sm, r->line, r->sector_mask);
             outcome = lrc_merge_in(t->lrc, lset, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &group_ret);
             if (outcome == LRC_MERGED)
@@ -1184,8 +1186,10 @@ static void on_record(void *ctx, const gpu_event *e)
             for (uint32_t i = 0; i < n_l2; i++) {
                 /* a read request leaves through the SM's queue towards L2 */
                 const gpu_l2_req *r = &e->l2[i];
-                uint64_t back = r->op == GPU_L2_READ ? l2_request(t, sm, r, read_queue(t, sm, tagged), GPU_L2_READ)
-                                                     : l2_request(t, sm, r, tagged, (gpu_l2_op)r->op);
+                bool last = i == GPU_OBS_MAX_L2 - 1u;
+                uint64_t back = r->op == GPU_L2_READ
+                                    ? l2_request(t, sm, r, read_queue(t, sm, tagged), GPU_L2_READ, last)
+                                    : l2_request(t, sm, r, tagged, (gpu_l2_op)r->op, last);
                 done = max64(done, back);
             }
             if (e->data_wavefronts > 1)
@@ -1208,7 +1212,7 @@ static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
 {
     timing *t = ctx;
     assert(r->op == GPU_L2_WRITE); /* a store-combining line (gpu.h) */
-    uint64_t done = l2_request(t, sm, r, t->sms[sm].last_store, GPU_L2_WRITE);
+    uint64_t done = l2_request(t, sm, r, t->sms[sm].last_store, GPU_L2_WRITE, false);
     t->end = max64(t->end, done);
 }
 
