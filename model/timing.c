@@ -18,9 +18,11 @@
 #include "err.h"
 #include "l2.h"
 #include "lrc.h"
+#include "lrc_int.h"
 #include "sass.h"
 #include "sassflow.h"
 #include "wqueue.h"
+#include "wqueue_int.h"
 
 /* ---- calendars -----------------------------------------------------------------
  * A resource serves `rate` units per cycle. Its time is cut into bins of
@@ -134,7 +136,8 @@ static __attribute__((noinline)) uint64_t cal_book_slow(cal *c, uint64_t t, uint
 {
     if (n == 0)
         return t;
-    uint64_t own = cal_cycles(c, n); /* cycles the units take alone */
+    /* cycles the units take alone (from the table when it has them) */
+    uint64_t own = n <= c->fast_max ? c->cycles[n] : cal_cycles(c, n);
     c->dirty = true;
     uint64_t b = t >> CAL_BIN_SHIFT;
     if (b < c->lo) {
@@ -177,7 +180,8 @@ static __attribute__((noinline)) uint64_t cal_book_slow(cal *c, uint64_t t, uint
             c->full_hi = b;
         }
     }
-    uint64_t fill = (b << CAL_BIN_SHIFT) + cal_cycles(c, bin_get(c, b));
+    uint32_t u = bin_get(c, b); /* <= cap */
+    uint64_t fill = (b << CAL_BIN_SHIFT) + (c->fast_max ? c->cycles[u] : cal_cycles(c, u));
     return fill > t + own ? fill : t + own;
 }
 
@@ -246,14 +250,36 @@ static __attribute__((noinline)) uint64_t cal1_book_spill(cal *c, uint64_t t, ui
     return fill > t + n ? fill : t + n;
 }
 
+/* cal1_book's booking of n (1 <= n <= CAL_BIN) cycles at t whose bin (in
+ * the window) has no room for them: cal_book's case, the first bin after
+ * the full run when t's is in it, then in the next bin (cal1_book_spill). */
+static __attribute__((noinline)) uint64_t cal1_book_full(cal *c, uint64_t t, uint64_t n)
+{
+    uint64_t b = t >> CAL_BIN_SHIFT;
+    if (b - c->full_lo >= c->full_hi - c->full_lo) /* not in the full run: t's bin, which has no room */
+        return cal1_book_spill(c, t, n, b);
+    b = c->full_hi;
+    if (b - c->lo >= CAL_BINS)
+        return cal_book_slow(c, t, n);
+    uint8_t *u = &((uint8_t *)c->bins)[b & (CAL_BINS - 1u)];
+    uint64_t v = *u + n;
+    if (v > CAL_BIN)
+        return cal1_book_spill(c, t, n, b);
+    *u = (uint8_t)v;
+    c->dirty = true;
+    uint64_t fill = (b << CAL_BIN_SHIFT) + v;
+    return fill > t + n ? fill : t + n;
+}
+
 /* cal_book for a calendar of one unit per cycle (cap CAL_BIN, bins in bytes:
- * an SM's issue slots, tag and data stages), where units are cycles. */
+ * an SM's issue slots, tag and data stages), where units are cycles. A bin
+ * of the full run holds CAL_BIN, so when t's bin has room for n it is not in
+ * the run and is cal_book's bin: no need to look at the run (t's bin is in
+ * it for 2% of the SM calendars' bookings of 1M coalesced records). */
 static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t t, uint64_t n)
 {
     /* callers: calendars made with cap CAL_BIN, so kept in bytes */
     uint64_t b = t >> CAL_BIN_SHIFT;
-    if (b - c->full_lo < c->full_hi - c->full_lo) /* in the full run */
-        b = c->full_hi;
     if (n - 1u < CAL_BIN && b - c->lo < CAL_BINS) { /* 1 <= n <= cap, b in the window */
         uint8_t *u = &((uint8_t *)c->bins)[b & (CAL_BINS - 1u)];
         uint64_t v = *u + n;
@@ -263,12 +289,19 @@ static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t
             uint64_t fill = (b << CAL_BIN_SHIFT) + v;
             return fill > t + n ? fill : t + n;
         }
-        return cal1_book_spill(c, t, n, b);
+        return cal1_book_full(c, t, n);
     }
     return cal_book_slow(c, t, n);
 }
 
 /* ---- state ------------------------------------------------------------------- */
+
+/* A PC's registers (timing_parse_sass), and those it reads folded mod 32
+ * (bit r mod 32 for each register r read): warp_state.pend_regs's filter. */
+typedef struct pc_regs {
+    timing_regs regs;
+    uint32_t src32;
+} pc_regs;
 
 #define MAX_PENDING 8u   /* loads in flight per warp that the model tracks */
 #define PC_BYTES 16u     /* one SASS instruction (sm_70 and later) */
@@ -286,13 +319,15 @@ typedef struct warp_state {
     uint32_t last_pc;
     uint32_t pc_idx;     /* index of last_pc in the kernel's PC table, or UINT32_MAX */
     uint8_t smsp;        /* its sub-partition, (its CTA's first_smsp + warp) mod smsps (at most 16) */
-    bool started, bar_wait;
+    bool started : 1, bar_wait : 1;
+    bool ldgsts_open : 1; /* its last record was a cp.async's first half: the next record of
+                           * that PC is the same instruction's other half */
     uint8_t n_pend;      /* loads in flight, oldest first: */
     uint8_t pend_first[MAX_PENDING]; /* first destination register */
     uint8_t pend_n[MAX_PENDING];     /* registers */
-    bool ldgsts_open;    /* its last record was a cp.async's first half: the next record of
-                          * that PC is the same instruction's other half */
-    uint8_t pad[3];
+    uint32_t pend_regs;  /* bit r mod 32 of every register a pending load fills, and maybe more
+                          * (a filter: wait_regs scans the loads only when it meets the registers
+                          * an instruction reads or writes, folded the same way) */
     uint64_t mem_done;   /* when its shared stores and cp.async copies are done: its next barrier waits */
     uint64_t pend_ready[MAX_PENDING]; /* cycle the data is in the registers */
 } warp_state;
@@ -351,21 +386,23 @@ typedef struct slice_state {
     bool atomic_valid;
 } slice_state;
 
-/* Records announced by the replay's read-ahead (the observer's prefetch),
- * newest last: when a record is announced, the warp entry of the one
- * announced ANNOUNCE_LAG before it is in cache by now, and its clock says
- * which bins of its SM's issue slots and L1 stages its turn will book. */
-#define ANNOUNCED 8u
+/* The last ANNOUNCE_LAG records announced by the replay's read-ahead (the
+ * observer's prefetch), in a ring: when a record is announced, the warp
+ * entry of the one announced ANNOUNCE_LAG before it (the ring entry it
+ * replaces) is in cache by now, and its clock says which bins of its SM's
+ * issue slots and L1 stages its turn will book. */
 #define ANNOUNCE_LAG 4u
 typedef struct announced {
-    uint32_t cta, warp, sm;
-    uint32_t slot; /* its warp entry's index (warp_slot) */
+    uint32_t slot;   /* its warp entry's index (warp_slot) */
+    uint32_t sm_cal; /* its SM's first calendar in smcal (sm_cal_issue(t, sm, 0)) */
 } announced;
 
 struct timing {
     cfg_gpu cfg;
-    announced ann[ANNOUNCED];
-    uint32_t n_ann;           /* records announced in this kernel */
+    /* announced ANNOUNCE_LAG records ago, at [n_ann % ANNOUNCE_LAG]; zeros
+     * (a valid warp and SM) before any */
+    announced ann[ANNOUNCE_LAG];
+    uint32_t n_ann;           /* records announced */
     uint32_t smsps, partitions, slices_per_partition;
     uint32_t lookup_units;    /* slice units one lookup holds: one L2 cycle */
     /* an L2 request's way there and back in cycles: near, crossing the fabric,
@@ -399,7 +436,7 @@ struct timing {
     gpu_kernel_info info;
     uint32_t warps_per_cta;
     uint64_t bar_release;     /* last arrival at a barrier to its release, for this kernel's CTAs */
-    timing_regs *pcs;         /* [k->n_pcs] */
+    pc_regs *pcs;             /* [k->n_pcs] */
     uint32_t *pc_next;        /* [k->n_pcs]: the PC index a warp went to from this one when
                                * not the next, UINT32_MAX when none (pc_index's hint) */
     uint32_t cap_pcs;
@@ -595,7 +632,6 @@ void timing_parse_sass(const char *sass, bool has_dst, timing_regs *out)
 
 void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info *info)
 {
-    t->n_ann = 0;
     t->gen++;
     if (t->gen == 0)
         t->gen = 1; /* 0 marks empty entries; after a wrap stale entries would look live */
@@ -620,7 +656,10 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         /* loads and value-returning atomics write their first register operand */
         bool dst = op && (strncmp(op, "LD", 2) == 0 || strncmp(op, "ATOM", 4) == 0) &&
                    strncmp(op, "LDGSTS", 6) != 0;
-        timing_parse_sass(op, dst, &t->pcs[i]);
+        timing_regs *r = &t->pcs[i].regs;
+        timing_parse_sass(op, dst, r);
+        uint64_t src = r->src[0] | r->src[1] | r->src[2] | r->src[3];
+        t->pcs[i].src32 = (uint32_t)(src | (src >> 32));
     }
     uint32_t n_sm = t->cfg.sm_count;
     for (size_t i = 0; i < (size_t)n_sm * t->sm_cals; i++)
@@ -790,14 +829,29 @@ static void wait_all(warp_state *w, uint64_t *at)
     for (uint32_t i = 0; i < w->n_pend; i++)
         *at = max64(*at, w->pend_ready[i]);
     w->n_pend = 0;
+    w->pend_regs = 0;
 }
 
-/* Wait for the loads whose registers r reads or rewrites; drop them. Returns
- * whether some pending load wrote a register r reads. */
-static bool wait_regs(warp_state *w, const timing_regs *r, uint8_t dst, uint8_t dst_n, uint64_t *at)
+/* Registers first .. first + n - 1 folded mod 32 (bit r mod 32 for each). */
+static inline uint32_t regs32(unsigned first, unsigned n)
 {
+    uint32_t m = n >= 32u ? UINT32_MAX : (1u << n) - 1u;
+    unsigned s = first & 31u;
+    return (m << s) | (m >> ((32u - s) & 31u));
+}
+
+/* Wait for the loads whose registers p reads or rewrites (dst .. dst +
+ * dst_n - 1, folded: dst32); drop them. Returns whether some pending load
+ * wrote a register p reads. */
+static bool wait_regs(warp_state *w, const pc_regs *p, uint8_t dst, uint8_t dst_n, uint32_t dst32, uint64_t *at)
+{
+    /* no pending load's register among them, folded: none is waited for */
+    uint32_t touched = p->src32 | dst32;
+    if (!(w->pend_regs & touched))
+        return false;
+    const timing_regs *r = &p->regs;
     bool any = false;
-    uint32_t keep = 0;
+    uint32_t keep = 0, kept_regs = 0;
     for (uint32_t i = 0; i < w->n_pend; i++) {
         unsigned first = w->pend_first[i], n = w->pend_n[i];
         bool hit = reg_bits(r->src, first, n) != 0;
@@ -814,13 +868,16 @@ static bool wait_regs(warp_state *w, const timing_regs *r, uint8_t dst, uint8_t 
                 w->pend_ready[keep] = w->pend_ready[i];
             }
             keep++;
+            kept_regs |= regs32(first, n);
         }
     }
     w->n_pend = (uint8_t)keep;
+    w->pend_regs = kept_regs;
     return any;
 }
 
-static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, uint64_t *clock)
+/* A load filling registers dst .. dst + n - 1 (folded: dst32) at ready. */
+static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint32_t dst32, uint64_t ready, uint64_t *clock)
 {
     if (dst == TIMING_NO_REG)
         return;
@@ -834,6 +891,7 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, u
     w->pend_first[w->n_pend] = dst;
     w->pend_n[w->n_pend] = n;
     w->pend_ready[w->n_pend++] = ready;
+    w->pend_regs |= dst32; /* the oldest's, when dropped above: still a superset */
 }
 
 /* Issue the instructions between the warp's last record and pc, then pc
@@ -841,8 +899,8 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint64_t ready, u
  * Inlined: every record calls it, and a call saved and restored six
  * registers and passed eight arguments (25 instructions a record). */
 static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm,
-                                                               uint32_t pc, const timing_regs *regs, bool is_store,
-                                                               uint8_t dst_n)
+                                                               uint32_t pc, const pc_regs *regs, bool is_store,
+                                                               uint8_t dst_n, uint32_t dst32)
 {
     uint64_t at = w->clock;
     if (w->bar_wait) {
@@ -853,13 +911,15 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     }
     uint64_t between;
     uint32_t on_path;
-    timing_regs path = {.dst = TIMING_NO_REG};
-    if (t->flow && sass_flow_between(t->flow, w->started ? w->last_pc : UINT32_MAX, pc, &on_path, path.src)) {
+    pc_regs path = {.regs = {.dst = TIMING_NO_REG}};
+    if (t->flow && sass_flow_between(t->flow, w->started ? w->last_pc : UINT32_MAX, pc, &on_path, path.regs.src)) {
         /* the instructions on the control flow's shortest path; the warp
          * stops at the first of them that reads a load in flight (in-order
          * issue), which also covers what a loop's back edge waits for */
         between = on_path;
-        wait_regs(w, &path, TIMING_NO_REG, 0, &at);
+        uint64_t src = path.regs.src[0] | path.regs.src[1] | path.regs.src[2] | path.regs.src[3];
+        path.src32 = (uint32_t)(src | (src >> 32));
+        wait_regs(w, &path, TIMING_NO_REG, 0, 0, &at);
     } else if (!w->started)
         between = pc / PC_BYTES; /* the kernel's prologue, straight from its entry */
     else if (pc > w->last_pc)
@@ -876,7 +936,7 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     if (between)
         at = cal1_book(iss, at, between);
     if (regs) {
-        bool from_load = wait_regs(w, regs, regs->dst, dst_n, &at);
+        bool from_load = wait_regs(w, regs, regs->regs.dst, dst_n, dst32, &at);
         /* a store whose data no pending load wrote directly stores a value
          * computed since: from the loads in flight */
         if (is_store && !from_load)
@@ -901,11 +961,14 @@ static inline l2_home_slice place_of(const timing *t, uint64_t line)
 }
 
 /* One request from SM sm leaving L1 at t1; returns when its data (or its
- * acknowledgement) is back at the SM. */
+ * acknowledgement) is back at the SM. op is r->op: callers that know it
+ * pass it as a constant, and the cases of the others fold away. last: r is
+ * a record's GPU_OBS_MAX_L2-th request, the only one that can be folded
+ * (gpu.h: then its sectors are the sum of several masks). */
 static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint32_t sm, const gpu_l2_req *r,
-                                                                 uint64_t t1)
+                                                                 uint64_t t1, gpu_l2_op op, bool last)
 {
-    bool read = r->op == GPU_L2_READ;
+    bool read = op == GPU_L2_READ;
     l2_home_slice pl = place_of(t, r->line);
     uint32_t near = t->sm_part[sm];
     uint64_t arrive = t1 + (r->far ? t->far_in : t->l2_in);
@@ -915,14 +978,16 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     uint64_t served, group_ret = 0;
     lrc_outcome outcome = LRC_NEW;
     uint32_t sectors = r->sectors;
+    lrc_set *lset = NULL; /* the LRC's set the request was looked up in */
 
     if (read) {
         /* the LRC, before the slices: a read another SM of the GPC has in
          * flight gets that one's data and books nothing (model/lrc.h) */
         uint64_t at_lrc = t1 + t->l2_in;
         t->lrc_in += r->sectors;
-        if (t->lrc && r->sectors == cache_popcount(r->sector_mask)) {
-            outcome = lrc_merge(t->lrc, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &group_ret);
+        if (t->lrc && (!last || r->sectors == cache_popcount(r->sector_mask))) { /* not folded */
+            lset = lrc_set_of(t->lrc, sm, r->line, r->sector_mask);
+            outcome = lrc_merge_in(t->lrc, lset, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &group_ret);
             if (outcome == LRC_MERGED)
                 return max64(group_ret, at_lrc) + t->l2_out;
         }
@@ -937,7 +1002,7 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
         arrive = cal_book(&t->slice[other * t->slices_per_partition + pl.slice], arrive, units);
     }
 
-    if (r->op == GPU_L2_ATOMIC) {
+    if (op == GPU_L2_ATOMIC) {
         if (ss->atomic_valid && ss->atomic_line == r->line) {
             uint64_t m = max64(arrive * 1000u, ss->atomic_free_mcycles) + t->cfg.t_l2_atomic_same_line_mcycles;
             ss->atomic_free_mcycles = m;
@@ -959,7 +1024,9 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     }
     if (outcome == LRC_READ_AGAIN) /* its data is the group's, on its way to the slice */
         ret = max64(ret, group_ret + back);
-    else if (t->lrc && read)
+    else if (lset) /* the way the lookup found for it */
+        lrc_sent_in(lset, lrc_victim(lset), sm, r->line, r->sector_mask, t1 + t->l2_in, ret - t->l2_out);
+    else if (t->lrc && read) /* folded (sectors unlike its mask's): not looked up */
         lrc_sent(t->lrc, sm, r->line, r->sector_mask, t1 + t->l2_in, ret - t->l2_out);
     return ret;
 }
@@ -1030,11 +1097,16 @@ static uint32_t store_lines(const timing *t, const trace_mem *m, uint64_t *lines
 
 /* One line's write request of writer entering SM sm's queue (drain) at at:
  * it merges into a waiting request of another warp to the same line, or is
- * drained at the L1-to-L2 write rate. */
-static inline void write_request(timing *t, cal *drain, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask,
-                                 uint64_t at)
+ * drained at the L1-to-L2 write rate. Inlined: a call saved six registers
+ * (8.6 instructions a coalesced record). */
+static inline __attribute__((always_inline)) void write_request(timing *t, cal *drain, uint32_t sm,
+                                                                uint64_t writer, uint64_t line, uint32_t mask,
+                                                                uint64_t at)
 {
-    if (wqueue_merge(t->wq, sm, writer, line, mask, at))
+    wqueue *q = t->wq;
+    uint32_t s = wqueue_sm(q, sm);
+    uint32_t *slot = wqueue_newest(q, s, line);
+    if (wqueue_merge_in(q, s, slot, writer, line, mask, at))
         return;
     /* the queue sends one sector a cycle ([MEAS] kernels/wrate.cu,
      * traces/h200-probes/wrate.txt: one SM storing whole lines sends
@@ -1043,7 +1115,20 @@ static inline void write_request(timing *t, cal *drain, uint32_t sm, uint64_t wr
      * sector leaves: the end of its booking less its own sectors */
     uint64_t sectors = cache_popcount(mask);
     uint64_t left = cal1_book(drain, at, sectors) - sectors;
-    wqueue_sent(t->wq, sm, writer, line, mask, at, left > at ? left : at);
+    wqueue_sent_in(q, s, slot, writer, line, mask, at, left > at ? left : at);
+}
+
+/* write_queue for a store whose coalescer's lines are not in address order
+ * (or more than WQ_MAX_LINES): worked out again in that order (kept apart:
+ * its arrays would make every call's frame large). */
+static __attribute__((noinline)) void write_queue_sorted(timing *t, cal *drain, uint32_t sm, const gpu_event *e,
+                                                         uint64_t writer, uint64_t at)
+{
+    uint64_t lines[WQ_MAX_LINES];
+    uint32_t masks[WQ_MAX_LINES];
+    uint32_t n = store_lines(t, e->m, lines, masks);
+    for (uint32_t i = 0; i < n; i++)
+        write_request(t, drain, sm, writer, lines[i], masks[i], at);
 }
 
 /* A global store of writer (cta x warps + warp) on SM sm whose lines are
@@ -1054,22 +1139,21 @@ static void write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t wri
 {
     cal *drain = &t->smcal[sm_cal_wq(t, sm)];
     /* the coalescer's lines when they are in address order (nearly every
-     * store: lanes ascending), read where they are; else worked out again
-     * in that order */
+     * store: one line, or lanes ascending), read where they are */
     const coal_result *r = e->lines;
+    if (r && r->n_lines == 1) {
+        write_request(t, drain, sm, writer, r->lines[0].line, r->lines[0].sector_mask, at);
+        return;
+    }
     bool ascending = r && r->n_lines <= WQ_MAX_LINES;
     for (uint32_t i = 1; ascending && i < r->n_lines; i++)
         ascending = r->lines[i].line > r->lines[i - 1u].line;
-    if (ascending) {
-        for (uint32_t i = 0; i < r->n_lines; i++)
-            write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at);
+    if (!ascending) {
+        write_queue_sorted(t, drain, sm, e, writer, at);
         return;
     }
-    uint64_t lines[WQ_MAX_LINES];
-    uint32_t masks[WQ_MAX_LINES];
-    uint32_t n = store_lines(t, e->m, lines, masks);
-    for (uint32_t i = 0; i < n; i++)
-        write_request(t, drain, sm, writer, lines[i], masks[i], at);
+    for (uint32_t i = 0; i < r->n_lines; i++)
+        write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at);
 }
 
 /* A read request of SM sm ready to leave L1 at at: it takes one slot of the
@@ -1096,9 +1180,11 @@ static void on_record(void *ctx, const gpu_event *e)
     cta_state *cs;
     warp_state *w = warp_get(t, m->cta, m->warp, &cs, sm);
     uint32_t pi = pc_index(t, w, m->pc);
-    const timing_regs *regs = pi != UINT32_MAX ? &t->pcs[pi] : NULL;
+    const pc_regs *regs = pi != UINT32_MAX ? &t->pcs[pi] : NULL;
     w->pc_idx = pi;
     uint8_t dst_n = (uint8_t)(m->size_bytes > 4 ? m->size_bytes / 4u : 1u);
+    /* its destination registers folded (wait_regs, add_pending) */
+    uint32_t dst32 = regs && regs->regs.dst != TIMING_NO_REG ? regs32(regs->regs.dst, dst_n) : 0u;
     /* a cp.async is one instruction traced as two records of its PC (the
      * global read, then the shared write): the second issues nothing more
      * (until the seventh session it was taken for a loop's back edge: two
@@ -1106,7 +1192,7 @@ static void on_record(void *ctx, const gpu_event *e)
     bool second_half = w->ldgsts_open && m->pc == w->last_pc && (m->flags & TRACE_MEM_LDGSTS);
     w->ldgsts_open = !second_half && (m->flags & TRACE_MEM_LDGSTS);
     uint64_t at = second_half ? w->clock - 1u
-                              : issue_to(t, w, cs, sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n);
+                              : issue_to(t, w, cs, sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n, dst32);
     bool returns = m->kind == TRACE_KIND_LD || m->kind == TRACE_KIND_ATOM;
     uint64_t done;
 
@@ -1131,15 +1217,19 @@ static void on_record(void *ctx, const gpu_event *e)
             done = tagged + c->t_l1_hit_cycles;
             for (uint32_t i = 0; i < n_l2; i++) {
                 /* a read request leaves through the SM's queue towards L2 */
-                uint64_t sent = e->l2[i].op == GPU_L2_READ ? read_queue(t, sm, tagged) : tagged;
-                done = max64(done, l2_request(t, sm, &e->l2[i], sent));
+                const gpu_l2_req *r = &e->l2[i];
+                bool last = i == GPU_OBS_MAX_L2 - 1u;
+                uint64_t back = r->op == GPU_L2_READ
+                                    ? l2_request(t, sm, r, read_queue(t, sm, tagged), GPU_L2_READ, last)
+                                    : l2_request(t, sm, r, tagged, (gpu_l2_op)r->op, last);
+                done = max64(done, back);
             }
             if (e->data_wavefronts > 1)
                 done = cal1_book(&t->smcal[sm_cal_data(t, sm)], done, e->data_wavefronts);
         }
     }
     if (returns && regs)
-        add_pending(w, regs->dst, dst_n, done, &w->clock);
+        add_pending(w, regs->regs.dst, dst_n, dst32, done, &w->clock);
     /* bar.sync makes the warp's shared-memory writes visible to its CTA: the
      * warp reaches its next barrier when its shared stores and atomics are
      * done, and its cp.async copies (waited for by cp.async.wait_group before
@@ -1153,7 +1243,8 @@ static void on_record(void *ctx, const gpu_event *e)
 static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
 {
     timing *t = ctx;
-    uint64_t done = l2_request(t, sm, r, t->sms[sm].last_store);
+    assert(r->op == GPU_L2_WRITE); /* a store-combining line (gpu.h) */
+    uint64_t done = l2_request(t, sm, r, t->sms[sm].last_store, GPU_L2_WRITE, false);
     t->end = max64(t->end, done);
 }
 
@@ -1182,8 +1273,10 @@ PREFETCHER uint32_t warp_slot(const timing *t, uint32_t cta, uint32_t warp)
  * that its sub-partition's issue calendar (the warp entry knows which: its
  * CTA's first_smsp + warp, cta_start) and the bins its clock falls in in the
  * three can be prefetched too (a heuristic: earlier records of the same warp
- * may still move its clock). m is not validated yet: every index is masked
- * or checked, nothing is written but the ring. */
+ * may still move its clock; an entry of this kernel that another warp took
+ * since, or the zeros before the first records, prefetch lines that go
+ * unused). m is not validated yet: every index is masked or checked, nothing
+ * is written but the ring. */
 static void on_prefetch(void *ctx, const trace_mem *m)
 {
     timing *t = ctx;
@@ -1192,24 +1285,21 @@ static void on_prefetch(void *ctx, const trace_mem *m)
     __builtin_prefetch(w, 1);
     __builtin_prefetch(&w->pend_ready, 1);
     __builtin_prefetch(&t->ctas[m->cta & t->cta_mask], 1);
-    uint32_t sm = sm_of(t, m->cta, m->sm);
-    const cal *tag = &t->smcal[sm_cal_tag(t, sm)];
+    size_t sm_cal = sm_cal_issue(t, sm_of(t, m->cta, m->sm), 0);
+    const cal *tag = &t->smcal[sm_cal + t->smsps];
     __builtin_prefetch(tag, 1);
     __builtin_prefetch(tag + 1, 1); /* the data stage's, next to it (sm_cal_data) */
-    announced *a = &t->ann[t->n_ann % ANNOUNCED];
-    *a = (announced){.cta = m->cta, .warp = m->warp, .sm = sm, .slot = slot};
-    t->n_ann++;
-    if (t->n_ann <= ANNOUNCE_LAG)
+    announced *a = &t->ann[t->n_ann++ % ANNOUNCE_LAG];
+    const announced o = *a;
+    *a = (announced){.slot = slot, .sm_cal = (uint32_t)sm_cal};
+    const warp_state *ow = &t->warps[o.slot];
+    if (ow->gen != t->gen)
         return;
-    const announced *o = &t->ann[(t->n_ann - 1u - ANNOUNCE_LAG) % ANNOUNCED];
-    const warp_state *ow = &t->warps[o->slot];
-    if (ow->gen != t->gen || ow->cta != o->cta || ow->warp != o->warp)
-        return;
-    size_t issue = sm_cal_issue(t, o->sm, ow->smsp);
+    size_t issue = o.sm_cal + ow->smsp;
     __builtin_prefetch(&t->smcal[issue], 1);
     sm_bin_prefetch(t, issue, ow->clock);
-    sm_bin_prefetch(t, sm_cal_tag(t, o->sm), ow->clock);
-    sm_bin_prefetch(t, sm_cal_data(t, o->sm), ow->clock);
+    sm_bin_prefetch(t, o.sm_cal + t->smsps, ow->clock);
+    sm_bin_prefetch(t, o.sm_cal + t->smsps + 1u, ow->clock);
 }
 
 gpu_observer timing_observer(timing *t)
@@ -1225,7 +1315,7 @@ void timing_barrier(timing *t, const trace_barrier *b)
     warp_state *w = warp_get(t, b->cta, b->warp, &c, sm);
     w->pc_idx = pc_index(t, w, b->pc);
     w->ldgsts_open = false;
-    uint64_t at = max64(issue_to(t, w, c, sm, b->pc, NULL, false, 0), w->mem_done);
+    uint64_t at = max64(issue_to(t, w, c, sm, b->pc, NULL, false, 0, 0), w->mem_done);
     cta_ran_until(t, c, w->clock);
     uint32_t g = w->bar_gen, s = g & 1u;
     if (c->bar_id[s] != g || c->bar_count[s] == 0) {

@@ -6,37 +6,7 @@
 #include <string.h>
 
 #include "err.h"
-
-/* One request that entered an SM's queue. gen: the kernel (0 = empty), so
- * that wqueue_reset forgets every request without clearing the history. */
-typedef struct wqueue_entry {
-    uint64_t line;
-    uint64_t writer;
-    uint64_t t, left; /* entered the queue; left it (waiting in [t, left)) */
-    uint32_t gen;
-    uint32_t mask;    /* sectors written: the request's and those merged into it */
-} wqueue_entry;
-
-#define WQ_SLOTS 256u /* four times the ring: few lines of the ring share a slot */
-
-/* A line's slot in newest: Fibonacci hashing (the lines of one SM's CTAs lie
- * at multiples of large powers of two apart, which a plain modulo folds). */
-static inline uint32_t line_slot(uint64_t line)
-{
-    return (uint32_t)((line * 0x9e3779b97f4a7c15ull) >> 56);
-}
-
-struct wqueue {
-    uint32_t sm_count;
-    uint32_t gen;
-    wqueue_entry *hist;  /* [sm_count][WQUEUE_HISTORY]: ring, the newest at (n[sm] - 1) % WQUEUE_HISTORY */
-    uint32_t *n;     /* [sm_count] requests the SM's ring took in this kernel */
-    /* [sm_count][WQ_SLOTS]: per line hash (line_slot), 1 + the ring position
-     * (0 .. n - 1) of the newest request to such a line, 0 none: a request
-     * looks at that one only, not the whole ring */
-    uint32_t *newest;
-    wqueue_counts counts;
-};
+#include "wqueue_int.h"
 
 wqueue *wqueue_create(uint32_t sm_count)
 {
@@ -95,11 +65,7 @@ static uint32_t entered_between(const wqueue *q, uint32_t s, uint32_t i, const w
     return later;
 }
 
-/* wqueue_merge past its first test: the i-th newest request of s's ring is
- * the newest to a line of line's slot (kept apart so that the usual call,
- * which finds none, saves no registers). */
-static __attribute__((noinline)) bool merge_into(wqueue *q, uint32_t s, uint32_t i, uint64_t writer, uint64_t line,
-                                                 uint32_t mask, uint64_t t)
+bool wqueue_merge_ith(wqueue *q, uint32_t s, uint32_t i, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t)
 {
     wqueue_entry *e = nth_newest(q, s, i);
     if (!e || e->line != line || e->writer == writer || e->t > t || t >= e->left)
@@ -114,23 +80,14 @@ static __attribute__((noinline)) bool merge_into(wqueue *q, uint32_t s, uint32_t
 
 bool wqueue_merge(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t)
 {
-    uint32_t s = sm < q->sm_count ? sm : 0;
-    /* the newest request of the SM to this line (earlier ones to the same
-     * line: only when it is a request of the same warp or one that entered
-     * later than t, both rare) */
-    uint32_t pos = q->newest[(size_t)s * WQ_SLOTS + line_slot(line)];
-    if (pos == 0 || q->n[s] - (pos - 1u) > WQUEUE_HISTORY)
-        return false;
-    return merge_into(q, s, q->n[s] - pos /* 0: the newest of the ring */, writer, line, mask, t);
+    uint32_t s = wqueue_sm(q, sm);
+    return wqueue_merge_in(q, s, wqueue_newest(q, s, line), writer, line, mask, t);
 }
 
 void wqueue_sent(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t, uint64_t left)
 {
-    uint32_t s = sm < q->sm_count ? sm : 0;
-    q->hist[(size_t)s * WQUEUE_HISTORY + q->n[s] % WQUEUE_HISTORY] =
-        (wqueue_entry){.line = line, .writer = writer, .t = t, .left = left < t ? t : left, .gen = q->gen, .mask = mask};
-    q->newest[(size_t)s * WQ_SLOTS + line_slot(line)] = q->n[s] + 1u;
-    q->n[s]++;
+    uint32_t s = wqueue_sm(q, sm);
+    wqueue_sent_in(q, s, wqueue_newest(q, s, line), writer, line, mask, t, left);
 }
 
 wqueue_counts wqueue_get_counts(const wqueue *q)

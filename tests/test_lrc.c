@@ -8,6 +8,7 @@
 #include "cfg.h"
 #include "gpu.h"
 #include "lrc.h"
+#include "lrc_int.h"
 #include "replay.h"
 #include "suites.h"
 #include "test_util.h"
@@ -128,6 +129,39 @@ START_TEST(a_reset_forgets_every_request_and_the_table_is_bounded)
     for (uint64_t i = 0; i < 10u * LRC_SETS * LRC_WAYS; i++)
         lrc_sent(l, 0, i, 0xf, 10, 1000 + i);
     ck_assert(LRC_MERGED == lrc_merge(l, 1, 10u * LRC_SETS * LRC_WAYS - 1u, 0xf, 500, 4, &ret));
+    lrc_destroy(l);
+}
+END_TEST
+
+/* A full set (LRC_WAYS requests of one GPC whose line and mask map to it)
+ * makes room by replacing the request whose data came back first, the
+ * first of them on a tie (lrc_int.h's tournament; the rule of lrc.h). */
+START_TEST(a_full_set_replaces_the_first_of_its_earliest_back)
+{
+    lrc *l = lrc_create(small_map, 8, 0);
+    uint64_t lines[LRC_WAYS + 1u], ret = 0;
+    const lrc_set *set = lrc_set_of(l, 0, 100, 0xf);
+    uint32_t n = 0;
+    for (uint64_t line = 100; n < LRC_WAYS + 1u; line++)
+        if (lrc_set_of(l, 0, line, 0xf) == set)
+            lines[n++] = line;
+    static const uint64_t back[LRC_WAYS] = {900, 400, 700, 400, 800, 950, 600, 990};
+    for (uint32_t w = 0; w < LRC_WAYS; w++)
+        lrc_sent(l, 0, lines[w], 0xf, 10, back[w]);
+    /* a ninth takes the place of the second (back at 400, as the fourth) */
+    lrc_sent(l, 0, lines[8], 0xf, 10, 1000);
+    ck_assert(LRC_NEW == lrc_merge(l, 1, lines[1], 0xf, 200, 4, &ret));
+    ck_assert(LRC_MERGED == lrc_merge(l, 1, lines[3], 0xf, 200, 4, &ret));
+    ck_assert_uint_eq(ret, 400);
+    ck_assert(LRC_MERGED == lrc_merge(l, 1, lines[8], 0xf, 200, 4, &ret));
+    ck_assert_uint_eq(ret, 1000);
+    /* then the fourth goes, then the seventh (600) */
+    lrc_sent(l, 0, lines[1], 0xf, 10, 1000);
+    ck_assert(LRC_NEW == lrc_merge(l, 1, lines[3], 0xf, 200, 4, &ret));
+    lrc_sent(l, 0, lines[3], 0xf, 10, 1000);
+    ck_assert(LRC_NEW == lrc_merge(l, 1, lines[6], 0xf, 200, 4, &ret));
+    ck_assert(LRC_MERGED == lrc_merge(l, 1, lines[2], 0xf, 200, 4, &ret));
+    ck_assert_uint_eq(ret, 700);
     lrc_destroy(l);
 }
 END_TEST
@@ -470,6 +504,7 @@ Suite *lrc_suite(void)
     tcase_add_test(tc, a_pair_met_out_of_replay_order_merges_once);
     tcase_add_test(tc, one_l2_read_serves_four_sms);
     tcase_add_test(tc, a_reset_forgets_every_request_and_the_table_is_bounded);
+    tcase_add_test(tc, a_full_set_replaces_the_first_of_its_earliest_back);
     tcase_add_test(tc, merged_requests_leave_the_l2_read_counters);
     tcase_add_test(tc, the_h200_gpc_map_is_the_measured_one);
     tcase_add_test(tc, a_bad_gpc_map_is_refused_by_name);

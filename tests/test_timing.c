@@ -311,6 +311,39 @@ START_TEST(independent_loads_overlap)
 }
 END_TEST
 
+/* Two loads in a row whose second reads R36 or R4 while the first fills R4:
+ * the kernel's cycles. */
+static uint64_t second_load_reading(const char *sass)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    rig_pc(&r, 0, "LDG.E R4, desc[UR4][R2.64]");
+    rig_pc(&r, 1, sass);
+    rig_begin(&r);
+    mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, near_address(&c), 0);
+    mem(&r, 0, 0, 1, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, near_address(&c), 0);
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+/* A warp keeps its pending loads' registers folded mod 32 to skip looking
+ * at them (wait_regs): R36 shares R4's bit, yet a load reading it does not
+ * wait for R4's (689, as independent_loads_overlap), while one reading R4
+ * issues when R4's data is there (688), takes the tag and data stages (a
+ * cycle each) and hits L1: its data 37 - 1 cycles later, at 726, and the
+ * kernel ends a cycle after, as the first's 688 made it end at 689. */
+START_TEST(a_register_32_apart_from_a_pending_load_is_not_waited_for)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    ck_assert_uint_eq(c.t_l1_hit_cycles, 37);
+    ck_assert_uint_eq(second_load_reading("LDG.E R5, desc[UR4][R36.64]"), 689);
+    ck_assert_uint_eq(second_load_reading("LDG.E R5, desc[UR4][R4.64]"), 727);
+}
+END_TEST
+
 /* A stream limited by DRAM: 1 sector (32 bytes) per cycle, 4,096 sectors of
  * distinct lines from 32 SMs. It cannot end before 4,096 cycles of DRAM
  * service, nor much after 4,096 + one DRAM latency. */
@@ -794,6 +827,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, instructions_that_overflow_a_bin_issue_in_the_next);
     tcase_add_test(tc, a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency);
     tcase_add_test(tc, independent_loads_overlap);
+    tcase_add_test(tc, a_register_32_apart_from_a_pending_load_is_not_waited_for);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
     tcase_add_test(tc, a_barrier_waits_for_the_last_warp_in_any_replay_order);
     tcase_add_test(tc, same_address_atomics_serialize);

@@ -1,0 +1,130 @@
+/* lrc_int.h - private to the L2 request coalescer (lrc.c) and its one hot
+ * caller, the timing layer (timing.c): the table's layout, and the lookup of
+ * a read request and the record of one sent, inline, so that a read request
+ * costs the timing layer no two calls (of seven and six arguments) and no
+ * look-up of the way its lookup already chose (the rule: lrc.h). */
+#ifndef GMS_LRC_INT_H
+#define GMS_LRC_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cache.h"
+#include "lrc.h"
+
+/* A set of LRC_WAYS requests sent to L2, one array per field so that the
+ * usual lookup (no identical request: the set's lines compared, the way to
+ * take chosen) reads two cache lines of the four: the lines and the header.
+ * Invariants, for a set whose gen is the table's: its requests are ways
+ * 0 .. n - 1 (a way is only ever taken empty in order, or replaced; a reset
+ * empties every set at once), the ways from n hold line UINT64_MAX (no line
+ * number is that high), and when n == LRC_WAYS, win[] is the tournament of
+ * their ret: win[0..3] the earlier-back way of each pair (0, 1) .. (6, 7),
+ * win[4..5] of each half, win[6] of the set, ties to the lower way (so
+ * win[6] is the first of the earliest back). A set whose gen is older is
+ * empty, whatever it holds. */
+typedef struct lrc_set {
+    uint64_t line[LRC_WAYS];
+    uint64_t ret[LRC_WAYS];  /* data back at the SM */
+    uint64_t sent[LRC_WAYS]; /* at the LRC */
+    uint32_t gen;            /* the table's gen when the set was last used (0 = never) */
+    uint8_t n;               /* ways in use */
+    uint8_t win[LRC_WAYS - 1u];
+    uint8_t mask[LRC_WAYS];
+    uint8_t served[LRC_WAYS]; /* members of its group, its sender included (mod 256) */
+    uint16_t sm[LRC_WAYS];
+    uint8_t pad[20];
+} lrc_set;
+_Static_assert(256u % LRC_SERVES == 0, "lrc_set.served wraps at a multiple of LRC_SERVES");
+_Static_assert(LRC_WAYS == 8u, "lrc_set.win is a tournament of eight ways");
+_Static_assert(sizeof(lrc_set) == 256, "lrc_set: four cache lines");
+
+struct lrc {
+    uint8_t *sm_gpc;    /* [sm_count] */
+    uint32_t sm_count, gpcs;
+    uint32_t window;
+    uint32_t gen;
+    lrc_set *table;     /* [gpcs][LRC_SETS], line-aligned */
+    void *table_raw;    /* what to free */
+    lrc_counts counts;
+    /* the way lrc_sent will take for the request lrc_merge just found new,
+     * so that lrc_sent need not look for it again */
+    lrc_set *next_set;
+    uint32_t next_way;
+    uint64_t next_line;
+    uint32_t next_mask, next_sm;
+};
+
+/* The set of (line, mask) for a request of SM sm (splitmix64's finalizer
+ * of line x 16 + mask, in its GPC's table), emptied first when it was last
+ * used before the latest reset. */
+static inline lrc_set *lrc_set_of(const lrc *l, uint32_t sm, uint64_t line, uint32_t mask)
+{
+    uint64_t z = cache_mix64(line * 16u + mask);
+    uint32_t g = sm < l->sm_count ? l->sm_gpc[sm] : 0;
+    lrc_set *set = &l->table[(size_t)g * LRC_SETS + (z & (LRC_SETS - 1u))];
+    if (set->gen != l->gen) {
+        for (uint32_t w = 0; w < LRC_WAYS; w++)
+            set->line[w] = UINT64_MAX;
+        set->n = 0;
+        set->gen = l->gen;
+    }
+    return set;
+}
+
+/* The way of set a new request takes: the first empty, else the first of
+ * the earliest back. */
+static inline uint32_t lrc_victim(const lrc_set *set)
+{
+    return set->n < LRC_WAYS ? set->n : set->win[6];
+}
+
+/* lrc_merge_in past its first look: way w is the first of set that holds
+ * line (out of line: the usual lookup finds none). */
+lrc_outcome lrc_merge_from(lrc *l, lrc_set *set, uint32_t w, uint32_t sm, uint64_t line, uint32_t mask,
+                           uint64_t t, uint32_t hit_sectors, uint64_t *ret);
+
+/* lrc_merge in set (lrc_set_of's): LRC_NEW when no way qualifies (then
+ * lrc_victim(set) is the way for lrc_sent_in). */
+static inline lrc_outcome lrc_merge_in(lrc *l, lrc_set *set, uint32_t sm, uint64_t line, uint32_t mask,
+                                       uint64_t t, uint32_t hit_sectors, uint64_t *ret)
+{
+    /* the first way that holds the line (ways past n hold none): usually none */
+#pragma GCC unroll 8
+    for (uint32_t w = 0; w < LRC_WAYS; w++)
+        if (set->line[w] == line)
+            return lrc_merge_from(l, set, w, sm, line, mask, t, hit_sectors, ret);
+    return LRC_NEW;
+}
+
+/* The earlier back of ways a < b (a on a tie). */
+static inline uint8_t lrc_earlier(const lrc_set *set, uint32_t a, uint32_t b)
+{
+    return (uint8_t)(set->ret[b] < set->ret[a] ? b : a);
+}
+
+/* lrc_sent into way w (lrc_victim's) of set (lrc_set_of's). */
+static inline void lrc_sent_in(lrc_set *set, uint32_t w, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t,
+                               uint64_t ret)
+{
+    set->line[w] = line;
+    set->sent[w] = t;
+    set->ret[w] = ret < t ? t : ret;
+    set->mask[w] = (uint8_t)mask;
+    set->sm[w] = (uint16_t)sm;
+    set->served[w] = 1;
+    if (set->n == LRC_WAYS) { /* the tournament's matches on w's path */
+        uint32_t p = w >> 1, h = w >> 2;
+        set->win[p] = lrc_earlier(set, 2u * p, 2u * p + 1u);
+        set->win[4u + h] = lrc_earlier(set, set->win[2u * h], set->win[2u * h + 1u]);
+        set->win[6] = lrc_earlier(set, set->win[4], set->win[5]);
+    } else if (++set->n == LRC_WAYS) { /* full: the whole tournament */
+        for (uint32_t p = 0; p < 4u; p++)
+            set->win[p] = lrc_earlier(set, 2u * p, 2u * p + 1u);
+        set->win[4] = lrc_earlier(set, set->win[0], set->win[1]);
+        set->win[5] = lrc_earlier(set, set->win[2], set->win[3]);
+        set->win[6] = lrc_earlier(set, set->win[4], set->win[5]);
+    }
+}
+
+#endif
