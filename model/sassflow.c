@@ -11,6 +11,7 @@
 #define PC_BYTES 16u
 #define NONE UINT32_MAX
 #define CACHE_SLOTS 4096u /* (a, b) pairs remembered; a kernel's warps use a few dozen */
+#define POOL_ENTRIES (1u << 18) /* their paths' instructions, all pairs together */
 
 enum inst_kind { INST_PLAIN, INST_MEMORY, INST_BRANCH, INST_END };
 
@@ -18,13 +19,14 @@ typedef struct inst {
     uint8_t kind;     /* inst_kind */
     bool guarded;     /* @P: a branch or EXIT that may fall through */
     uint32_t target;  /* INST_BRANCH: the target's index, NONE when not in the kernel */
+    uint32_t reads32; /* reads folded mod 32 */
     uint64_t reads[4];
 } inst;
 
 typedef struct pair_slot {
     uint32_t a, b; /* b == NONE: empty */
     uint32_t count;
-    uint64_t reads[4];
+    uint32_t first; /* its path: pool[first .. first + count - 1] */
 } pair_slot;
 
 struct sass_flow {
@@ -33,9 +35,12 @@ struct sass_flow {
     uint32_t *parent; /* BFS: the instruction before each on the path, per search */
     uint32_t *seen;   /* BFS: the search that reached it (a stamp; 0 = never) */
     uint32_t *queue;  /* BFS: the instructions reached, in order */
+    uint32_t *path;   /* the last path searched, in order */
     uint32_t stamp;
     pair_slot *cache;
     uint32_t cached;
+    uint32_t *pool;   /* the cached pairs' paths */
+    uint32_t pooled;
 };
 
 /* The opcode without its modifiers ("LDG.E.64" -> "LDG") into base. */
@@ -122,6 +127,8 @@ sass_flow *sass_flow_create(const trace_pc_info *pcs, uint32_t n_pcs)
     f->parent = xcalloc(n_pcs, sizeof *f->parent);
     f->seen = xcalloc(n_pcs, sizeof *f->seen);
     f->queue = xcalloc(n_pcs, sizeof *f->queue);
+    f->path = xcalloc(n_pcs, sizeof *f->path);
+    f->pool = xmalloc(POOL_ENTRIES * sizeof *f->pool);
     f->cache = xmalloc(CACHE_SLOTS * sizeof *f->cache);
     for (uint32_t i = 0; i < CACHE_SLOTS; i++)
         f->cache[i].b = NONE;
@@ -146,6 +153,8 @@ sass_flow *sass_flow_create(const trace_pc_info *pcs, uint32_t n_pcs)
         } else {
             in->kind = INST_PLAIN;
             parse_reads(op, in->reads);
+            uint64_t r = in->reads[0] | in->reads[1] | in->reads[2] | in->reads[3];
+            in->reads32 = (uint32_t)(r | (r >> 32));
         }
     }
     return f;
@@ -159,6 +168,8 @@ void sass_flow_destroy(sass_flow *f)
     free(f->parent);
     free(f->seen);
     free(f->queue);
+    free(f->path);
+    free(f->pool);
     free(f->cache);
     free(f);
 }
@@ -178,8 +189,8 @@ static uint32_t successors(const sass_flow *f, uint32_t i, uint32_t out[2])
 }
 
 /* Breadth-first from a (exclusive; NONE: from instruction 0, inclusive) to
- * b; fills count and reads from the path found. */
-static bool search(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, uint64_t reads[4])
+ * b; the path found into f->path, its length into *count. */
+static bool search(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count)
 {
     if (++f->stamp == 0) { /* the stamps wrapped: forget every search */
         memset(f->seen, 0, f->n * sizeof *f->seen);
@@ -217,17 +228,16 @@ static bool search(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, uint64
     if (!found)
         return false;
     uint32_t c = 0;
-    memset(reads, 0, 4 * sizeof *reads);
-    for (uint32_t v = f->parent[b]; v != NONE; v = f->parent[v]) {
+    for (uint32_t v = f->parent[b]; v != NONE; v = f->parent[v])
         c++;
-        for (int w = 0; w < 4; w++)
-            reads[w] |= f->insts[v].reads[w];
-    }
+    uint32_t i = c;
+    for (uint32_t v = f->parent[b]; v != NONE; v = f->parent[v])
+        f->path[--i] = v;
     *count = c;
     return true;
 }
 
-bool sass_flow_between(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, uint64_t reads[4])
+bool sass_flow_between(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, const uint32_t **path)
 {
     uint32_t ai = a == UINT32_MAX ? NONE : a / PC_BYTES, bi = b / PC_BYTES;
     if (bi >= f->n || (ai != NONE && ai >= f->n))
@@ -239,22 +249,36 @@ bool sass_flow_between(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, ui
             break;
         if (s->a == ai && s->b == bi) {
             *count = s->count;
-            memcpy(reads, s->reads, sizeof s->reads);
+            *path = f->pool + s->first;
             return true;
         }
     }
-    if (!search(f, ai, bi, count, reads))
+    if (!search(f, ai, bi, count))
         return false;
-    if (f->cached < CACHE_SLOTS * 3u / 4u) { /* past that, searched again each time */
+    *path = f->path;
+    /* remembered while there is room; past that, searched again each time */
+    if (f->cached < CACHE_SLOTS * 3u / 4u && f->pooled + *count <= POOL_ENTRIES) {
         for (uint32_t k = 0;; k++) {
             pair_slot *s = &f->cache[(h + k) & (CACHE_SLOTS - 1u)];
             if (s->b == NONE) {
-                *s = (pair_slot){.a = ai, .b = bi, .count = *count};
-                memcpy(s->reads, reads, sizeof s->reads);
+                *s = (pair_slot){.a = ai, .b = bi, .count = *count, .first = f->pooled};
+                memcpy(f->pool + f->pooled, f->path, *count * sizeof *f->path);
+                f->pooled += *count;
                 f->cached++;
+                *path = f->pool + s->first;
                 break;
             }
         }
     }
     return true;
+}
+
+const uint64_t *sass_flow_reads(const sass_flow *f, uint32_t i)
+{
+    return f->insts[i].reads;
+}
+
+uint32_t sass_flow_reads32(const sass_flow *f, uint32_t i)
+{
+    return f->insts[i].reads32;
 }

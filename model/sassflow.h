@@ -36,9 +36,16 @@ void sass_flow_destroy(sass_flow *f);
 
 /* The instructions executed strictly between PC a and PC b (a warp's
  * consecutive records; a == UINT32_MAX: from the kernel's entry, the first
- * instruction included) on the shortest path, and the registers they read
- * (bit r of reads[r / 64]). False when b cannot be reached from a (then
- * nothing is set). */
-bool sass_flow_between(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, uint64_t reads[4]);
+ * instruction included) on the shortest path: *count of them, *path their
+ * indices in the order they run (valid until the next call). False when b
+ * cannot be reached from a (then nothing is set). */
+bool sass_flow_between(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, const uint32_t **path);
+
+/* The registers instruction i (an index of a path) reads: bit r of the
+ * returned [4] words; and the same folded mod 32 (bit r mod 32), a quick
+ * filter. Memory instructions and branches read none here (a memory
+ * instruction on a path is one the warp ran with every lane off). */
+const uint64_t *sass_flow_reads(const sass_flow *f, uint32_t i);
+uint32_t sass_flow_reads32(const sass_flow *f, uint32_t i);
 
 #endif

@@ -909,17 +909,29 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
             at = max64(at, c->bar_max[s] + t->bar_release);
         w->bar_wait = false;
     }
+    cal *iss = &t->smcal[sm_cal_issue(t, sm, w->smsp)];
     uint64_t between;
     uint32_t on_path;
-    pc_regs path = {.regs = {.dst = TIMING_NO_REG}};
-    if (t->flow && sass_flow_between(t->flow, w->started ? w->last_pc : UINT32_MAX, pc, &on_path, path.regs.src)) {
-        /* the instructions on the control flow's shortest path; the warp
-         * stops at the first of them that reads a load in flight (in-order
+    const uint32_t *path;
+    bool flowed = t->flow && sass_flow_between(t->flow, w->started ? w->last_pc : UINT32_MAX, pc, &on_path, &path);
+    if (flowed) {
+        /* the instructions on the control flow's shortest path, in order;
+         * the warp stops at each that reads a load in flight (in-order
          * issue), which also covers what a loop's back edge waits for */
-        between = on_path;
-        uint64_t src = path.regs.src[0] | path.regs.src[1] | path.regs.src[2] | path.regs.src[3];
-        path.src32 = (uint32_t)(src | (src >> 32));
-        wait_regs(w, &path, TIMING_NO_REG, 0, 0, &at);
+        uint32_t booked = 0;
+        for (uint32_t i = 0; i < on_path && w->n_pend; i++) {
+            uint32_t r32 = sass_flow_reads32(t->flow, path[i]);
+            if (!(r32 & w->pend_regs))
+                continue;
+            pc_regs reads = {.regs = {.dst = TIMING_NO_REG}, .src32 = r32};
+            memcpy(reads.regs.src, sass_flow_reads(t->flow, path[i]), sizeof reads.regs.src);
+            if (i > booked)
+                at = cal1_book(iss, at, i - booked);
+            booked = i;
+            wait_regs(w, &reads, TIMING_NO_REG, 0, 0, &at);
+        }
+        t->issued += on_path;
+        between = on_path - booked;
     } else if (!w->started)
         between = pc / PC_BYTES; /* the kernel's prologue, straight from its entry */
     else if (pc > w->last_pc)
@@ -931,15 +943,15 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
         between = BACK_BRANCH_INSTRUCTIONS;
         wait_all(w, &at);
     }
-    cal *iss = &t->smcal[sm_cal_issue(t, sm, w->smsp)];
-    t->issued += between + 1u;
+    t->issued += (flowed ? 0u : between) + 1u;
     if (between)
         at = cal1_book(iss, at, between);
     if (regs) {
         bool from_load = wait_regs(w, regs, regs->regs.dst, dst_n, dst32, &at);
         /* a store whose data no pending load wrote directly stores a value
-         * computed since: from the loads in flight */
-        if (is_store && !from_load)
+         * computed since: from the loads in flight (with the whole SASS the
+         * instructions that computed it waited for what they read) */
+        if (is_store && !from_load && !flowed)
             wait_all(w, &at);
     }
     at = cal1_book(iss, at, 1) - 1u;

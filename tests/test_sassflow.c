@@ -15,9 +15,13 @@ static sass_flow *flow_of(const char *const *sass, uint32_t n, trace_pc_info *pc
     return sass_flow_create(pcs, n);
 }
 
-static bool has(const uint64_t reads[4], unsigned r)
+/* Whether an instruction of the path reads register r. */
+static bool path_reads(const sass_flow *f, const uint32_t *path, uint32_t n, unsigned r)
 {
-    return (reads[r / 64] >> (r % 64)) & 1u;
+    for (uint32_t i = 0; i < n; i++)
+        if ((sass_flow_reads(f, path[i])[r / 64] >> (r % 64)) & 1u)
+            return true;
+    return false;
 }
 
 START_TEST(straight_line_code_counts_and_reads_what_lies_between)
@@ -32,15 +36,19 @@ START_TEST(straight_line_code_counts_and_reads_what_lies_between)
     sass_flow *f = flow_of(k, 4, pcs);
     ck_assert_ptr_nonnull(f);
     uint32_t n = 99;
-    uint64_t reads[4];
-    ck_assert(sass_flow_between(f, 0x00, 0x20, &n, reads));
+    const uint32_t *path;
+    ck_assert(sass_flow_between(f, 0x00, 0x20, &n, &path));
     ck_assert_uint_eq(n, 1);
-    ck_assert(has(reads, 9) && has(reads, 6) && !has(reads, 10) && !has(reads, 11));
-    /* from the entry: instructions 0 and 1 before PC 0x20 */
-    ck_assert(sass_flow_between(f, UINT32_MAX, 0x20, &n, reads));
+    ck_assert_uint_eq(path[0], 1);
+    ck_assert(path_reads(f, path, n, 9) && path_reads(f, path, n, 6));
+    ck_assert(!path_reads(f, path, n, 10) && !path_reads(f, path, n, 11));
+    ck_assert_uint_eq(sass_flow_reads32(f, 1), (1u << 9) | (1u << 6));
+    /* from the entry: instructions 0 and 1 before PC 0x20, in order */
+    ck_assert(sass_flow_between(f, UINT32_MAX, 0x20, &n, &path));
     ck_assert_uint_eq(n, 2);
+    ck_assert(path[0] == 0 && path[1] == 1);
     /* nothing runs after the EXIT */
-    ck_assert(!sass_flow_between(f, 0x30, 0x00, &n, reads));
+    ck_assert(!sass_flow_between(f, 0x30, 0x00, &n, &path));
     sass_flow_destroy(f);
 }
 END_TEST
@@ -62,18 +70,21 @@ START_TEST(a_branch_skips_what_it_jumps_over_and_a_loop_comes_back)
     trace_pc_info pcs[10];
     sass_flow *f = flow_of(k, 10, pcs);
     uint32_t n;
-    uint64_t reads[4];
+    const uint32_t *path;
     /* 0 -> 6: ISETP, BRA taken: 2, not the PC distance's 5 */
-    ck_assert(sass_flow_between(f, 0x00, 0x60, &n, reads));
+    ck_assert(sass_flow_between(f, 0x00, 0x60, &n, &path));
     ck_assert_uint_eq(n, 2);
-    ck_assert(has(reads, 2) && !has(reads, 3));
+    ck_assert(path[0] == 1 && path[1] == 2);
+    ck_assert(path_reads(f, path, n, 2) && !path_reads(f, path, n, 3));
     /* 6 -> 6: IADD3, BRA back: 2 */
-    ck_assert(sass_flow_between(f, 0x60, 0x60, &n, reads));
+    ck_assert(sass_flow_between(f, 0x60, 0x60, &n, &path));
     ck_assert_uint_eq(n, 2);
-    ck_assert(has(reads, 8));
+    ck_assert(path[0] == 7 && path[1] == 8);
+    ck_assert(path_reads(f, path, n, 8));
     /* asked again: the same (from the pair cache) */
-    ck_assert(sass_flow_between(f, 0x00, 0x60, &n, reads));
+    ck_assert(sass_flow_between(f, 0x00, 0x60, &n, &path));
     ck_assert_uint_eq(n, 2);
+    ck_assert(path[0] == 1 && path[1] == 2);
     sass_flow_destroy(f);
 }
 END_TEST
