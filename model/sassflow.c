@@ -29,7 +29,7 @@ typedef struct pair_slot {
     uint32_t first; /* its path: pool[first .. first + count - 1] */
 } pair_slot;
 
-struct sass_flow {
+struct sassflow {
     uint32_t n;
     inst *insts;
     uint32_t *parent; /* BFS: the instruction before each on the path, per search */
@@ -107,7 +107,7 @@ static uint32_t branch_target(const char *op, uint32_t n)
     return (uint32_t)(pc / PC_BYTES);
 }
 
-sass_flow *sass_flow_create(const trace_pc_info *pcs, uint32_t n_pcs)
+sassflow *sassflow_create(const trace_pc_info *pcs, uint32_t n_pcs)
 {
     if (n_pcs == 0)
         return NULL;
@@ -121,7 +121,7 @@ sass_flow *sass_flow_create(const trace_pc_info *pcs, uint32_t n_pcs)
     }
     if (!other)
         return NULL;
-    sass_flow *f = xcalloc(1, sizeof *f);
+    sassflow *f = xcalloc(1, sizeof *f);
     f->n = n_pcs;
     f->insts = xcalloc(n_pcs, sizeof *f->insts);
     f->parent = xcalloc(n_pcs, sizeof *f->parent);
@@ -160,7 +160,7 @@ sass_flow *sass_flow_create(const trace_pc_info *pcs, uint32_t n_pcs)
     return f;
 }
 
-void sass_flow_destroy(sass_flow *f)
+void sassflow_destroy(sassflow *f)
 {
     if (!f)
         return;
@@ -176,7 +176,7 @@ void sass_flow_destroy(sass_flow *f)
 
 /* The instructions that may follow i: the next one unless i is an
  * unconditional branch or end, and a branch's target. */
-static uint32_t successors(const sass_flow *f, uint32_t i, uint32_t out[2])
+static uint32_t successors(const sassflow *f, uint32_t i, uint32_t out[2])
 {
     const inst *in = &f->insts[i];
     uint32_t n = 0;
@@ -190,7 +190,7 @@ static uint32_t successors(const sass_flow *f, uint32_t i, uint32_t out[2])
 
 /* Breadth-first from a (exclusive; NONE: from instruction 0, inclusive) to
  * b; the path found into f->path, its length into *count. */
-static bool search(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count)
+static bool search(sassflow *f, uint32_t a, uint32_t b, uint32_t *count)
 {
     if (++f->stamp == 0) { /* the stamps wrapped: forget every search */
         memset(f->seen, 0, f->n * sizeof *f->seen);
@@ -237,7 +237,7 @@ static bool search(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count)
     return true;
 }
 
-bool sass_flow_between(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, const uint32_t **path)
+bool sassflow_between(sassflow *f, uint32_t a, uint32_t b, uint32_t *count, const uint32_t **path)
 {
     uint32_t ai = a == UINT32_MAX ? NONE : a / PC_BYTES, bi = b / PC_BYTES;
     if (bi >= f->n || (ai != NONE && ai >= f->n))
@@ -273,12 +273,12 @@ bool sass_flow_between(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, co
     return true;
 }
 
-const uint64_t *sass_flow_reads(const sass_flow *f, uint32_t i)
+const uint64_t *sassflow_reads(const sassflow *f, uint32_t i)
 {
     return f->insts[i].reads;
 }
 
-uint32_t sass_flow_reads32(const sass_flow *f, uint32_t i)
+uint32_t sassflow_reads32(const sassflow *f, uint32_t i)
 {
     return f->insts[i].reads32;
 }

@@ -25,27 +25,27 @@
 
 #include "trace.h"
 
-typedef struct sass_flow sass_flow;
+typedef struct sassflow sassflow;
 
 /* The flow of a kernel whose PC table holds every instruction: PCs 0, 16,
  * 32, ... without a gap, and at least one that is neither a memory
  * instruction nor a barrier. NULL otherwise (the caller keeps counting PC
  * distances). */
-sass_flow *sass_flow_create(const trace_pc_info *pcs, uint32_t n_pcs);
-void sass_flow_destroy(sass_flow *f);
+sassflow *sassflow_create(const trace_pc_info *pcs, uint32_t n_pcs);
+void sassflow_destroy(sassflow *f);
 
 /* The instructions executed strictly between PC a and PC b (a warp's
  * consecutive records; a == UINT32_MAX: from the kernel's entry, the first
  * instruction included) on the shortest path: *count of them, *path their
  * indices in the order they run (valid until the next call). False when b
  * cannot be reached from a (then nothing is set). */
-bool sass_flow_between(sass_flow *f, uint32_t a, uint32_t b, uint32_t *count, const uint32_t **path);
+bool sassflow_between(sassflow *f, uint32_t a, uint32_t b, uint32_t *count, const uint32_t **path);
 
 /* The registers instruction i (an index of a path) reads: bit r of the
  * returned [4] words; and the same folded mod 32 (bit r mod 32), a quick
  * filter. Memory instructions and branches read none here (a memory
  * instruction on a path is one the warp ran with every lane off). */
-const uint64_t *sass_flow_reads(const sass_flow *f, uint32_t i);
-uint32_t sass_flow_reads32(const sass_flow *f, uint32_t i);
+const uint64_t *sassflow_reads(const sassflow *f, uint32_t i);
+uint32_t sassflow_reads32(const sassflow *f, uint32_t i);
 
 #endif

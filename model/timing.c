@@ -448,7 +448,7 @@ struct timing {
     uint64_t issued;          /* warp instructions issued: records, barriers and the
                                * instructions counted between them (issue_to) */
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
-    sass_flow *flow;          /* the kernel's whole SASS (sassflow.h); NULL: the PC table holds
+    sassflow *flow;          /* the kernel's whole SASS (sassflow.h); NULL: the PC table holds
                                * only memory instructions and barriers */
     /* the SMs' write queues towards L2 (wqueue.h); each SM's drain is its
      * sm_cal_wq calendar, which its read requests book too (read_queue) */
@@ -559,7 +559,7 @@ void timing_destroy(timing *t)
 {
     if (!t)
         return;
-    sass_flow_destroy(t->flow);
+    sassflow_destroy(t->flow);
     free(t->cal_raw);
     free(t->smcal_raw);
     free(t->slice_raw);
@@ -647,8 +647,8 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         t->cap_pcs = k->n_pcs;
     }
     t->pc_first = UINT32_MAX;
-    sass_flow_destroy(t->flow);
-    t->flow = sass_flow_create(k->pcs, k->n_pcs);
+    sassflow_destroy(t->flow);
+    t->flow = sassflow_create(k->pcs, k->n_pcs);
     for (uint32_t i = 0; i < k->n_pcs; i++) {
         t->pc_next[i] = UINT32_MAX;
         /* the opcode past any guard: "@!P0 LDS R4, [R5]" is a load too */
@@ -913,18 +913,18 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     uint64_t between;
     uint32_t on_path;
     const uint32_t *path;
-    bool flowed = t->flow && sass_flow_between(t->flow, w->started ? w->last_pc : UINT32_MAX, pc, &on_path, &path);
+    bool flowed = t->flow && sassflow_between(t->flow, w->started ? w->last_pc : UINT32_MAX, pc, &on_path, &path);
     if (flowed) {
         /* the instructions on the control flow's shortest path, in order;
          * the warp stops at each that reads a load in flight (in-order
          * issue), which also covers what a loop's back edge waits for */
         uint32_t booked = 0;
         for (uint32_t i = 0; i < on_path && w->n_pend; i++) {
-            uint32_t r32 = sass_flow_reads32(t->flow, path[i]);
+            uint32_t r32 = sassflow_reads32(t->flow, path[i]);
             if (!(r32 & w->pend_regs))
                 continue;
             pc_regs reads = {.regs = {.dst = TIMING_NO_REG}, .src32 = r32};
-            memcpy(reads.regs.src, sass_flow_reads(t->flow, path[i]), sizeof reads.regs.src);
+            memcpy(reads.regs.src, sassflow_reads(t->flow, path[i]), sizeof reads.regs.src);
             if (i > booked)
                 at = cal1_book(iss, at, i - booked);
             booked = i;

@@ -8,18 +8,18 @@
 #include "suites.h"
 
 /* A kernel from SASS lines, PC 16 x i for line i. */
-static sass_flow *flow_of(const char *const *sass, uint32_t n, trace_pc_info *pcs)
+static sassflow *flow_of(const char *const *sass, uint32_t n, trace_pc_info *pcs)
 {
     for (uint32_t i = 0; i < n; i++)
         pcs[i] = (trace_pc_info){.pc = 16u * i, .sass = (char *)sass[i], .file = -1};
-    return sass_flow_create(pcs, n);
+    return sassflow_create(pcs, n);
 }
 
 /* Whether an instruction of the path reads register r. */
-static bool path_reads(const sass_flow *f, const uint32_t *path, uint32_t n, unsigned r)
+static bool path_reads(const sassflow *f, const uint32_t *path, uint32_t n, unsigned r)
 {
     for (uint32_t i = 0; i < n; i++)
-        if ((sass_flow_reads(f, path[i])[r / 64] >> (r % 64)) & 1u)
+        if ((sassflow_reads(f, path[i])[r / 64] >> (r % 64)) & 1u)
             return true;
     return false;
 }
@@ -33,23 +33,23 @@ START_TEST(straight_line_code_counts_and_reads_what_lies_between)
         "EXIT",                            /* 3 */
     };
     trace_pc_info pcs[4];
-    sass_flow *f = flow_of(k, 4, pcs);
+    sassflow *f = flow_of(k, 4, pcs);
     ck_assert_ptr_nonnull(f);
     uint32_t n = 99;
     const uint32_t *path;
-    ck_assert(sass_flow_between(f, 0x00, 0x20, &n, &path));
+    ck_assert(sassflow_between(f, 0x00, 0x20, &n, &path));
     ck_assert_uint_eq(n, 1);
     ck_assert_uint_eq(path[0], 1);
     ck_assert(path_reads(f, path, n, 9) && path_reads(f, path, n, 6));
     ck_assert(!path_reads(f, path, n, 10) && !path_reads(f, path, n, 11));
-    ck_assert_uint_eq(sass_flow_reads32(f, 1), (1u << 9) | (1u << 6));
+    ck_assert_uint_eq(sassflow_reads32(f, 1), (1u << 9) | (1u << 6));
     /* from the entry: instructions 0 and 1 before PC 0x20, in order */
-    ck_assert(sass_flow_between(f, UINT32_MAX, 0x20, &n, &path));
+    ck_assert(sassflow_between(f, UINT32_MAX, 0x20, &n, &path));
     ck_assert_uint_eq(n, 2);
     ck_assert(path[0] == 0 && path[1] == 1);
     /* nothing runs after the EXIT */
-    ck_assert(!sass_flow_between(f, 0x30, 0x00, &n, &path));
-    sass_flow_destroy(f);
+    ck_assert(!sassflow_between(f, 0x30, 0x00, &n, &path));
+    sassflow_destroy(f);
 }
 END_TEST
 
@@ -68,24 +68,24 @@ START_TEST(a_branch_skips_what_it_jumps_over_and_a_loop_comes_back)
         "EXIT",                         /* 9 */
     };
     trace_pc_info pcs[10];
-    sass_flow *f = flow_of(k, 10, pcs);
+    sassflow *f = flow_of(k, 10, pcs);
     uint32_t n;
     const uint32_t *path;
     /* 0 -> 6: ISETP, BRA taken: 2, not the PC distance's 5 */
-    ck_assert(sass_flow_between(f, 0x00, 0x60, &n, &path));
+    ck_assert(sassflow_between(f, 0x00, 0x60, &n, &path));
     ck_assert_uint_eq(n, 2);
     ck_assert(path[0] == 1 && path[1] == 2);
     ck_assert(path_reads(f, path, n, 2) && !path_reads(f, path, n, 3));
     /* 6 -> 6: IADD3, BRA back: 2 */
-    ck_assert(sass_flow_between(f, 0x60, 0x60, &n, &path));
+    ck_assert(sassflow_between(f, 0x60, 0x60, &n, &path));
     ck_assert_uint_eq(n, 2);
     ck_assert(path[0] == 7 && path[1] == 8);
     ck_assert(path_reads(f, path, n, 8));
     /* asked again: the same (from the pair cache) */
-    ck_assert(sass_flow_between(f, 0x00, 0x60, &n, &path));
+    ck_assert(sassflow_between(f, 0x00, 0x60, &n, &path));
     ck_assert_uint_eq(n, 2);
     ck_assert(path[0] == 1 && path[1] == 2);
-    sass_flow_destroy(f);
+    sassflow_destroy(f);
 }
 END_TEST
 
@@ -98,7 +98,7 @@ START_TEST(a_table_of_memory_instructions_or_with_gaps_has_no_flow)
     static const char *const gap[] = {"LDG.E R2, desc[UR4][R4.64]", "IADD3 R8, R8, 0x1, RZ"};
     flow_of(gap, 2, pcs);
     pcs[1].pc = 0x40; /* a memory-only capture's table: PCs with gaps */
-    ck_assert_ptr_null(sass_flow_create(pcs, 2));
+    ck_assert_ptr_null(sassflow_create(pcs, 2));
 }
 END_TEST
 
