@@ -20,6 +20,8 @@
 #include "capture_rec.h"
 #include "capture_sass.h"
 #include "capture_util.h"
+#include "sass.h"
+#include "sassflow.h"
 #include "suites.h"
 
 #define DATA "tests/data/capture/"
@@ -187,6 +189,9 @@ START_TEST(nvdisasm_listing_gives_sass_and_source_lines)
     ck_assert_str_eq(inst_at(f, 0x1c0)->text, "STG.E desc[UR4][R2.64], R7");
     ck_assert_uint_eq(inst_at(f, 0x1c0)->line, 16);
     ck_assert_str_eq(inst_at(f, 0x270)->text, "NOP");
+    ck_assert_str_eq(inst_at(f, 0x1e0)->text, "BRA 0x1e0"); /* "BRA `(.L_x_0)" after the line ".L_x_0:" */
+    f = capture_sass_find(&m, "_Z7stridedPKfPfii");
+    ck_assert_str_eq(inst_at(f, 0x110)->text, "BRA 0x110"); /* "BRA `(.L_x_1)" */
     f = capture_sass_find(&m, "_Z9coalescedPKfPfi");
     ck_assert_str_eq(inst_at(f, 0xc0)->text, "LDG.E.CONSTANT R2, desc[UR4][R2.64]");
     ck_assert_ptr_null(capture_sass_find(&m, "_Z4nope"));
@@ -197,7 +202,7 @@ START_TEST(nvdisasm_listing_gives_sass_and_source_lines)
     ck_assert_str_eq(inst_at(f, 0x110)->text, "LDG.E.128 R8, desc[UR4][R2.64]");
     ck_assert_uint_eq(inst_at(f, 0x110)->line, 161);
     ck_assert_str_eq(inst_at(f, 0x90)->text, "@P0 EXIT");
-    ck_assert_str_eq(inst_at(f, 0x1a0)->text, "BRA `(.L_x_0)");
+    ck_assert_str_eq(inst_at(f, 0x1a0)->text, "BRA 0x1a0"); /* printed "BRA `(.L_x_0)", .L_x_0 at 0x1a0 */
     capture_sass_module_free(&m);
 }
 END_TEST
@@ -219,6 +224,98 @@ START_TEST(cuobjdump_listing_gives_sass_without_lines)
     ck_assert_str_eq(inst_at(f, 0xac0)->text, "LD.E R9, desc[UR4][R4.64]");
     ck_assert_str_eq(inst_at(f, 0xc70)->text, "ST.E desc[UR6][R4.64], R9");
     ck_assert_uint_eq(f->insts[f->n_insts - 1].pc, 0xd70);
+    /* branch targets as printed: function-relative PCs (each function is
+     * listed from 0, and its closing self-loop names its own PC) */
+    f = capture_sass_find(&m, "_Z5k_tma14CUtensorMap_stS_Pf");
+    ck_assert_str_eq(inst_at(f, 0x50)->text, "BSSY B0, 0x280");
+    ck_assert_str_eq(inst_at(f, 0x140)->text, "@P1 BRA 0x270");
+    ck_assert_str_eq(inst_at(f, 0x260)->text, "@P0 BRA.U.ANY 0x220");
+    ck_assert_str_eq(inst_at(f, 0x570)->text, "BRA 0x570");
+    f = capture_sass_find(&m, "_Z9k_genericPKfPfi");
+    ck_assert_str_eq(inst_at(f, 0xae0)->text, "CALL.REL.NOINC 0xc30");
+    ck_assert_str_eq(inst_at(f, 0xc90)->text, "BRA 0xc90");
+    capture_sass_module_free(&m);
+}
+END_TEST
+
+/* A listing shaped like nvdisasm -g -c's (its label and operand forms as it
+ * prints them for sm_90): forward and backward targets, a convergence
+ * barrier, a call into the function's own subroutine and one to another
+ * function, two labels on one instruction, a source annotation between a
+ * label and its instruction, and labels past the last instruction. */
+static const char k_loop_listing[] =
+    "//--------------------- .text.k_loop          --------------------------\n"
+    "\t.section\t.text.k_loop,\"ax\",@progbits\n"
+    "        .size           k_loop,(.L_x_9 - k_loop)\n"
+    "k_loop:\n"
+    ".text.k_loop:\n"
+    "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
+    "        /*0010*/                   ISETP.GE.AND P0, PT, R0, 0x1, PT ;\n"
+    "        /*0020*/              @!P0 BRA `(.L_x_1) ;\n"
+    "        /*0030*/                   BSSY B0, `(.L_x_2) ;\n"
+    ".L_x_3:\n"
+    "\t//## File \"k.cu\", line 7\n"
+    "        /*0040*/                   LDG.E R2, desc[UR4][R4.64] ;\n"
+    "        /*0050*/                   CALL.REL.NOINC `($k_loop$__internal_0) ;\n"
+    "        /*0060*/               @P1 BRA `(.L_x_3) ;\n"
+    "        /*0070*/                   BSYNC B0 ;\n"
+    ".L_x_2:\n"
+    ".L_x_1:\n"
+    "        /*0080*/                   EXIT ;\n"
+    "        /*0090*/                   CALL.ABS.NOINC `(vprintf) ;\n"
+    "        .type           $k_loop$__internal_0,@function\n"
+    "$k_loop$__internal_0:\n"
+    "        /*00a0*/                   RET.REL.NODEC R20 `(k_loop) ;\n"
+    ".L_x_4:\n"
+    "        /*00b0*/                   BRA `(.L_x_4);\n"
+    ".L_x_9:\n"
+    "\n"
+    "//--------------------- .text.k_two           --------------------------\n"
+    "\t.section\t.text.k_two,\"ax\",@progbits\n"
+    "k_two:\n"
+    "        /*0000*/                   @P0 BRA `(.L_x_10) ;\n"
+    "        /*0010*/                   BRA `(.L_x_3) ;\n"
+    "        /*0020*/                   EXIT ;\n"
+    ".L_x_10:\n";
+
+/* nvdisasm -g -c names branch targets by labels; the trace wants the
+ * function-relative PC (model/sassflow.c reads the first "0x" of a branch). */
+START_TEST(label_operands_become_function_relative_pcs)
+{
+    capture_sass_module m;
+    err_info err;
+    err_clear(&err);
+    ck_assert_msg(parse_text(k_loop_listing, &m, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(m.n_funcs, 2);
+    const capture_sass_func *f = capture_sass_find(&m, "k_loop");
+    ck_assert_uint_eq(f->n_insts, 12);
+    static const struct {
+        uint32_t pc;
+        const char *text;
+    } want[] = {
+        {0x20, "@!P0 BRA 0x80"},          /* forward, to the second of two labels */
+        {0x30, "BSSY B0, 0x80"},          /* the first of them */
+        {0x50, "CALL.REL.NOINC 0xa0"},    /* the function's own subroutine */
+        {0x60, "@P1 BRA 0x40"},           /* backward, across a source annotation */
+        {0x90, "CALL.ABS.NOINC `(vprintf)"}, /* not a label of this function: as printed */
+        {0xa0, "RET.REL.NODEC R20 0x0"},  /* the function's own symbol is a label at 0 */
+        {0xb0, "BRA 0xb0"},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        ck_assert_str_eq(inst_at(f, want[i].pc)->text, want[i].text);
+    ck_assert_uint_eq(inst_at(f, 0x40)->line, 7);
+    f = capture_sass_find(&m, "k_two");
+    ck_assert_str_eq(inst_at(f, 0x0)->text, "@P0 BRA 0x30"); /* a label past the last instruction: the end */
+    ck_assert_str_eq(inst_at(f, 0x10)->text, "BRA `(.L_x_3)"); /* k_loop's label, not k_two's */
+    capture_sass_module_free(&m);
+
+    /* a label defined twice names no one PC: its operands stay as printed */
+    ck_assert_int_eq(parse_text("Function : k\n.L_x_5:\n /*0000*/ NOP ;\n.L_x_5:\n /*0010*/ BRA `(.L_x_5) ;\n"
+                                " /*0020*/ BRA `(.L_x_6) ;\n.L_x_6:\n /*0030*/ EXIT ;\n",
+                                &m, &err),
+                     0);
+    ck_assert_str_eq(inst_at(&m.funcs[0], 0x10)->text, "BRA `(.L_x_5)");
+    ck_assert_str_eq(inst_at(&m.funcs[0], 0x20)->text, "BRA 0x30");
     capture_sass_module_free(&m);
 }
 END_TEST
@@ -285,7 +382,11 @@ START_TEST(resource_usage_fills_functions)
 }
 END_TEST
 
-START_TEST(kernel_pc_table_keeps_memory_instructions)
+/* Every instruction of the function is in the table (the timing model reads
+ * the kernel's control flow from it: model/sassflow.h); before the seventh
+ * session only memory instructions and barriers were, so _Z4smemPfi had 4
+ * entries and k_cpasync 11. */
+START_TEST(kernel_pc_table_holds_every_instruction)
 {
     capture_sass_module m;
     load(DATA "probe_sm90.nvdisasm-g-c.txt", &m);
@@ -298,21 +399,26 @@ START_TEST(kernel_pc_table_keeps_memory_instructions)
     trace_kernel k;
     memset(&k, 0, sizeof k);
     capture_kernel_set_sass(&k, f);
-    ck_assert_uint_eq(k.n_pcs, 4);
+    ck_assert_uint_eq(k.n_pcs, 40); /* 0x0000 .. 0x0270 */
     static const struct {
         uint32_t pc;
         const char *sass;
         uint32_t line;
-    } want[] = {{0x140, "STS [R5], R0", 14},
+    } want[] = {{0x000, "LDC R1, c[0x0][0x28]", 11},
+                {0x140, "STS [R5], R0", 14},
                 {0x160, "BAR.SYNC.DEFER_BLOCKING 0x0", 15},
                 {0x1a0, "LDS R7, [R4]", 16},
-                {0x1c0, "STG.E desc[UR4][R2.64], R7", 16}};
-    for (uint32_t i = 0; i < 4; i++) {
-        ck_assert_uint_eq(k.pcs[i].pc, want[i].pc);
-        ck_assert_str_eq(k.pcs[i].sass, want[i].sass);
-        ck_assert_uint_eq(k.pcs[i].line, want[i].line);
-        ck_assert_int_eq(k.pcs[i].file, 0);
-        ck_assert_uint_eq(k.pcs[i].cache_op, TRACE_CACHE_DEFAULT);
+                {0x1c0, "STG.E desc[UR4][R2.64], R7", 16},
+                {0x1d0, "EXIT", 17},
+                {0x1e0, "BRA 0x1e0", 17},
+                {0x270, "NOP", 17}};
+    for (uint32_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const trace_pc_info *pi = &k.pcs[want[i].pc / 16];
+        ck_assert_uint_eq(pi->pc, want[i].pc);
+        ck_assert_str_eq(pi->sass, want[i].sass);
+        ck_assert_uint_eq(pi->line, want[i].line);
+        ck_assert_int_eq(pi->file, 0);
+        ck_assert_uint_eq(pi->cache_op, TRACE_CACHE_DEFAULT);
     }
     ck_assert_uint_eq(k.n_files, 1);
     ck_assert_str_eq(k.files[0], "/work/main/.probe/probe.cu");
@@ -321,10 +427,12 @@ START_TEST(kernel_pc_table_keeps_memory_instructions)
     ck_assert_uint_eq(k.local_bytes_per_thread, 24);
 
     /* again, from another function: the table is replaced */
-    capture_kernel_set_sass(&k, capture_sass_find(&m, "_Z9coalescedPKfPfi"));
-    ck_assert_uint_eq(k.n_pcs, 2);
-    ck_assert_uint_eq(k.pcs[0].pc, 0xc0);
-    ck_assert_uint_eq(k.pcs[0].cache_op, TRACE_CACHE_NC);
+    f = (capture_sass_func *)capture_sass_find(&m, "_Z9coalescedPKfPfi");
+    capture_kernel_set_sass(&k, f);
+    ck_assert_uint_eq(k.n_pcs, f->n_insts);
+    ck_assert_uint_eq(k.pcs[0xc0 / 16].pc, 0xc0);
+    ck_assert_str_eq(k.pcs[0xc0 / 16].sass, "LDG.E.CONSTANT R2, desc[UR4][R2.64]");
+    ck_assert_uint_eq(k.pcs[0xc0 / 16].cache_op, TRACE_CACHE_NC);
     capture_kernel_clear(&k);
     ck_assert_ptr_null(k.pcs);
     capture_sass_module_free(&m);
@@ -334,13 +442,113 @@ START_TEST(kernel_pc_table_keeps_memory_instructions)
     memset(&k, 0, sizeof k);
     capture_kernel_set_sass(&k, capture_sass_find(&m, "_Z9k_cpasyncPK6float4PK6float2PKfPf"));
     ck_assert_uint_eq(k.n_files, 0);
-    ck_assert_uint_eq(k.n_pcs, 11);
-    ck_assert_uint_eq(k.pcs[0].pc, 0x120); /* "@!PT LDS RZ, [RZ]": never executes, still a shared load */
-    ck_assert_str_eq(k.pcs[3].sass, "LDGSTS.E.BYPASS.128 [R9], desc[UR6][R2.64]");
-    ck_assert_uint_eq(k.pcs[3].pc, 0x150);
-    ck_assert_int_eq(k.pcs[3].file, -1);
-    ck_assert_uint_eq(k.pcs[3].cache_op, TRACE_CACHE_CG);
-    ck_assert_uint_eq(k.pcs[4].cache_op, TRACE_CACHE_CA);
+    ck_assert_uint_eq(k.n_pcs, 48); /* 0x0000 .. 0x02f0 */
+    ck_assert_str_eq(k.pcs[0x120 / 16].sass, "@!PT LDS RZ, [RZ]"); /* never executes, still a shared load */
+    ck_assert_str_eq(k.pcs[0x150 / 16].sass, "LDGSTS.E.BYPASS.128 [R9], desc[UR6][R2.64]");
+    ck_assert_int_eq(k.pcs[0x150 / 16].file, -1);
+    ck_assert_uint_eq(k.pcs[0x150 / 16].line, 0);
+    ck_assert_uint_eq(k.pcs[0x150 / 16].cache_op, TRACE_CACHE_CG);
+    ck_assert_str_eq(k.pcs[0x180 / 16].sass, "LDGSTS.E.64 [R11], desc[UR6][R4.64]");
+    ck_assert_uint_eq(k.pcs[0x180 / 16].cache_op, TRACE_CACHE_CA);
+    ck_assert_str_eq(k.pcs[0x270 / 16].sass, "BRA 0x270");
+    capture_kernel_clear(&k);
+    capture_sass_module_free(&m);
+}
+END_TEST
+
+/* For every function of every listing in tests/data/capture: the table holds
+ * PCs 0, 16, 32, ... without a gap, no label is left, every branch target
+ * is a PC of the function, and the timing model takes the table as a whole
+ * kernel (sass_flow_create: NULL would mean it falls back to PC distances). */
+START_TEST(fixture_tables_are_whole_kernels)
+{
+    static const char *const listings[] = {DATA "probe_sm90.nvdisasm-g-c.txt", DATA "k_stream.nvdisasm-g-c.txt",
+                                           DATA "probe_app.cuobjdump-sass.txt"};
+    uint32_t funcs = 0, branches = 0;
+    for (size_t l = 0; l < sizeof listings / sizeof listings[0]; l++) {
+        capture_sass_module m;
+        load(listings[l], &m);
+        for (uint32_t fi = 0; fi < m.n_funcs; fi++) {
+            const capture_sass_func *f = &m.funcs[fi];
+            trace_kernel k;
+            memset(&k, 0, sizeof k);
+            capture_kernel_set_sass(&k, f);
+            ck_assert_uint_eq(k.n_pcs, f->n_insts);
+            for (uint32_t i = 0; i < k.n_pcs; i++) {
+                ck_assert_msg(k.pcs[i].pc == 16u * i, "%s %s: entry %u has pc 0x%x", listings[l], f->name, i,
+                              k.pcs[i].pc);
+                ck_assert_msg(!strstr(k.pcs[i].sass, "`("), "%s %s: label left in '%s'", listings[l], f->name,
+                              k.pcs[i].sass);
+                const char *sass = k.pcs[i].sass;
+                if (!sass_opcode_is(sass, "BRA") && !sass_opcode_is(sass, "BSSY") &&
+                    !sass_opcode_is(sass, "CALL.REL"))
+                    continue;
+                const char *x = strstr(sass_opcode(sass), "0x");
+                ck_assert_ptr_nonnull(x);
+                unsigned long target = strtoul(x + 2, NULL, 16);
+                ck_assert_msg(target % 16 == 0 && target / 16 < k.n_pcs, "%s %s: '%s' at 0x%x leaves the function",
+                              listings[l], f->name, k.pcs[i].sass, k.pcs[i].pc);
+                branches++;
+            }
+            sass_flow *flow = sass_flow_create(k.pcs, k.n_pcs);
+            ck_assert_msg(flow != NULL, "%s %s: not taken as a whole kernel", listings[l], f->name);
+            sass_flow_destroy(flow);
+            capture_kernel_clear(&k);
+            funcs++;
+        }
+        capture_sass_module_free(&m);
+    }
+    ck_assert_uint_eq(funcs, 12);
+    ck_assert_uint_eq(branches, 34); /* grep -cE '(BRA |BRA\.|BSSY |CALL\.REL)' on the listings: 3, 1, 30 */
+}
+END_TEST
+
+/* The timing model follows a captured table: in k_stream, the instructions
+ * between the LDG (0x110) and the STG (0x180) are the 6 in between; from the
+ * entry to the LDG, the 17 before it; the closing self-loop at 0x1a0
+ * reaches only itself. In k_loop, the warp that skips the loop runs 3
+ * instructions before EXIT (0x0, 0x10 and the branch at 0x20), not the 8 the
+ * PC distance counts, and one more trip from the LDG back to it runs the
+ * CALL and the branch. */
+START_TEST(captured_branches_steer_the_timing_model)
+{
+    capture_sass_module m;
+    load(DATA "k_stream.nvdisasm-g-c.txt", &m);
+    trace_kernel k;
+    memset(&k, 0, sizeof k);
+    capture_kernel_set_sass(&k, capture_sass_find(&m, "_Z8k_streamPK6float4PS_m"));
+    sass_flow *flow = sass_flow_create(k.pcs, k.n_pcs);
+    ck_assert_ptr_nonnull(flow);
+    uint32_t count;
+    const uint32_t *path;
+    ck_assert(sass_flow_between(flow, 0x110, 0x180, &count, &path));
+    ck_assert_uint_eq(count, 6);
+    for (uint32_t i = 0; i < count; i++)
+        ck_assert_uint_eq(path[i], 0x120 / 16 + i);
+    ck_assert(sass_flow_between(flow, UINT32_MAX, 0x110, &count, &path));
+    ck_assert_uint_eq(count, 17);
+    ck_assert(sass_flow_between(flow, 0x1a0, 0x1a0, &count, &path)); /* BRA 0x1a0: to itself */
+    ck_assert_uint_eq(count, 0);
+    ck_assert(!sass_flow_between(flow, 0x1a0, 0x1b0, &count, &path)); /* never falls through */
+    sass_flow_destroy(flow);
+    capture_kernel_clear(&k);
+    capture_sass_module_free(&m);
+
+    err_info err;
+    err_clear(&err);
+    ck_assert_msg(parse_text(k_loop_listing, &m, &err) == 0, "%s", err.msg);
+    memset(&k, 0, sizeof k);
+    capture_kernel_set_sass(&k, capture_sass_find(&m, "k_loop"));
+    flow = sass_flow_create(k.pcs, k.n_pcs);
+    ck_assert_ptr_nonnull(flow);
+    ck_assert(sass_flow_between(flow, UINT32_MAX, 0x80, &count, &path));
+    ck_assert_uint_eq(count, 3);
+    ck_assert_uint_eq(path[2], 0x20 / 16);
+    ck_assert(sass_flow_between(flow, 0x40, 0x40, &count, &path));
+    ck_assert_uint_eq(count, 2);
+    ck_assert_uint_eq(path[0], 0x50 / 16);
+    ck_assert_uint_eq(path[1], 0x60 / 16);
+    sass_flow_destroy(flow);
     capture_kernel_clear(&k);
     capture_sass_module_free(&m);
 }
@@ -1141,7 +1349,10 @@ Suite *capture_suite(void)
     tcase_add_test(tc, cuobjdump_listing_gives_sass_without_lines);
     tcase_add_test(tc, bad_listings_are_refused_with_the_line);
     tcase_add_test(tc, resource_usage_fills_functions);
-    tcase_add_test(tc, kernel_pc_table_keeps_memory_instructions);
+    tcase_add_test(tc, label_operands_become_function_relative_pcs);
+    tcase_add_test(tc, kernel_pc_table_holds_every_instruction);
+    tcase_add_test(tc, fixture_tables_are_whole_kernels);
+    tcase_add_test(tc, captured_branches_steer_the_timing_model);
     tcase_add_test(tc, missing_traffic_is_summarized_per_kernel);
     tcase_add_test(tc, section_attributes_do_not_end_the_function);
     tcase_add_test(tc, kernel_symbol_index_comes_from_the_cubin);

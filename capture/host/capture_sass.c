@@ -2,9 +2,10 @@
  * opcode table (see capture_sass.h for the cache-operator rules).
  *
  * The parsers read what NVIDIA's tools print; they ignore lines they do not
- * need (directives, labels, encodings) and refuse only what would make the
- * table wrong: an instruction outside a function, PCs that do not ascend, a
- * function listed twice, absurd sizes. */
+ * need (directives, encodings) and refuse only what would make the table
+ * wrong: an instruction outside a function, PCs that do not ascend, a
+ * function listed twice, absurd sizes. Labels ("NAME:" lines) are kept per
+ * function to turn nvdisasm's label operands into PCs. */
 #include "capture_sass.h"
 
 #include <ctype.h>
@@ -332,6 +333,159 @@ static int32_t intern_file(capture_sass_func *f, const char *path, size_t len)
     return (int32_t)f->n_files++;
 }
 
+/* ---- labels: nvdisasm's branch targets ------------------------------------ */
+
+/* nvdisasm -g -c writes a branch target as a label operand ("BRA `(.L_x_0)",
+ * "BSSY B0, `(.L_x_1)", "CALL.REL.NOINC `($k$__internal_0)") and the label on
+ * its own line (".L_x_0:") before the instruction it names. The trace wants
+ * the target as the function-relative PC that cuobjdump -sass prints
+ * ("BRA 0x1a0": model/sassflow.c reads the first "0x" of the text), so each
+ * function's labels are collected with their PCs and its label operands
+ * rewritten when the function ends. A label of another function (a call to
+ * a separate device function, vprintf) or one defined twice keeps its
+ * text: there is no PC of this function to put there. */
+
+typedef struct sass_label {
+    char *name;
+    uint32_t pc;
+    bool twice; /* defined more than once in the function: not rewritten */
+} sass_label;
+
+typedef struct label_table {
+    uint32_t n, cap;
+    uint32_t pending; /* the last `pending` labels wait for the next instruction's PC */
+    sass_label *v;
+} label_table;
+
+static void labels_clear(label_table *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        free(t->v[i].name);
+    t->n = 0;
+    t->pending = 0;
+}
+
+static bool label_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '$' || c == '.';
+}
+
+/* A label line "NAME:" (blanks around it): returns the name's length, 0 when
+ * the line is something else. */
+static size_t label_line(const char *p, const char **name)
+{
+    size_t n = 0;
+    while (label_char(p[n]))
+        n++;
+    if (n == 0 || p[n] != ':' || *skip_ws(p + n + 1) != '\0')
+        return 0;
+    *name = p;
+    return n;
+}
+
+static void label_add(label_table *t, const char *name, size_t len)
+{
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->v = xrealloc(t->v, t->cap * sizeof *t->v);
+    }
+    sass_label *l = &t->v[t->n++];
+    l->name = xmalloc(len + 1);
+    memcpy(l->name, name, len);
+    l->name[len] = '\0';
+    l->pc = 0;
+    l->twice = false;
+    t->pending++;
+}
+
+static void labels_resolve(label_table *t, uint32_t pc)
+{
+    for (uint32_t i = t->n - t->pending; i < t->n; i++)
+        t->v[i].pc = pc;
+    t->pending = 0;
+}
+
+static int label_cmp(const void *a, const void *b)
+{
+    return strcmp(((const sass_label *)a)->name, ((const sass_label *)b)->name);
+}
+
+/* inst's text with every "`(NAME)" of a label in t (sorted) replaced by
+ * "0x<pc>"; NULL when nothing changes. */
+static char *rewrite_labels(const char *text, const label_table *t)
+{
+    if (!strstr(text, "`("))
+        return NULL;
+    size_t cap = strlen(text) + 1, len = 0;
+    char *out = xmalloc(cap);
+    bool changed = false;
+    const char *p = text;
+    while (*p) {
+        const char *open = strstr(p, "`(");
+        const char *close = open ? strchr(open + 2, ')') : NULL;
+        const sass_label *hit = NULL;
+        if (close) {
+            size_t nl = (size_t)(close - open - 2);
+            char key[TRACE_MAX_STRING_BYTES];
+            if (nl < sizeof key) {
+                memcpy(key, open + 2, nl);
+                key[nl] = '\0';
+                sass_label probe = {.name = key};
+                hit = bsearch(&probe, t->v, t->n, sizeof *t->v, label_cmp);
+                if (hit && hit->twice)
+                    hit = NULL;
+            }
+        }
+        const char *copy_end = hit ? open : (close ? close + 1 : p + strlen(p));
+        char pc_text[16];
+        int pc_len = hit ? snprintf(pc_text, sizeof pc_text, "0x%" PRIx32, hit->pc) : 0;
+        size_t need = len + (size_t)(copy_end - p) + (size_t)pc_len + 1;
+        if (need > cap) {
+            cap = need * 2;
+            out = xrealloc(out, cap);
+        }
+        memcpy(out + len, p, (size_t)(copy_end - p));
+        len += (size_t)(copy_end - p);
+        if (hit) {
+            memcpy(out + len, pc_text, (size_t)pc_len);
+            len += (size_t)pc_len;
+            changed = true;
+            p = close + 1;
+        } else {
+            p = copy_end;
+        }
+    }
+    out[len] = '\0';
+    if (!changed || len >= TRACE_MAX_STRING_BYTES) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The function ends: labels after its last instruction name its end (the
+ * next 16-byte instruction slot, sm_70 and later), then its label operands
+ * become PCs. */
+static void labels_apply(capture_sass_func *f, label_table *t)
+{
+    if (t->pending)
+        labels_resolve(t, f->n_insts ? f->insts[f->n_insts - 1].pc + 16u : 0);
+    if (t->n) {
+        qsort(t->v, t->n, sizeof *t->v, label_cmp);
+        for (uint32_t i = 1; i < t->n; i++)
+            if (strcmp(t->v[i - 1].name, t->v[i].name) == 0)
+                t->v[i - 1].twice = t->v[i].twice = true;
+        for (uint32_t i = 0; i < f->n_insts; i++) {
+            char *s = rewrite_labels(f->insts[i].text, t);
+            if (s) {
+                free(f->insts[i].text);
+                f->insts[i].text = s;
+            }
+        }
+    }
+    labels_clear(t);
+}
+
 int capture_sass_parse(FILE *in, const char *name, capture_sass_module *m, err_info *err)
 {
     char *buf = NULL;
@@ -342,6 +496,7 @@ int capture_sass_parse(FILE *in, const char *name, capture_sass_module *m, err_i
     int32_t loc_file = -1;
     uint32_t loc_line = 0;
     uint32_t insts_cap = 0;
+    label_table labels = {0};
     int rc = 0;
     int r;
 
@@ -403,6 +558,8 @@ int capture_sass_parse(FILE *in, const char *name, capture_sass_module *m, err_i
         }
 
         if (section_end) {
+            if (cur)
+                labels_apply(&m->funcs[cur_index], &labels);
             cur = NULL;
             continue;
         }
@@ -422,11 +579,21 @@ int capture_sass_parse(FILE *in, const char *name, capture_sass_module *m, err_i
                 rc = -1;
                 break;
             }
+            if (cur)
+                labels_apply(&m->funcs[cur_index], &labels);
             cur = add_func(m, fname, flen);
             cur_index = m->n_funcs - 1;
             insts_cap = 0;
             loc_file = -1;
             loc_line = 0;
+            continue;
+        }
+
+        const char *label;
+        size_t label_len = label_line(p, &label);
+        if (label_len) {
+            if (cur)
+                label_add(&labels, label, label_len);
             continue;
         }
 
@@ -464,7 +631,12 @@ int capture_sass_parse(FILE *in, const char *name, capture_sass_module *m, err_i
         in_->text[tlen] = '\0';
         in_->file = loc_file;
         in_->line = loc_line;
+        labels_resolve(&labels, pc);
     }
+    if (rc == 0 && cur)
+        labels_apply(&m->funcs[cur_index], &labels);
+    labels_clear(&labels);
+    free(labels.v);
     if (r < 0 && rc == 0) {
         err_set(err, "%s: line %" PRIu64 ": line longer than %u bytes", name, lineno + 1, SASS_MAX_LINE_BYTES);
         rc = -1;
@@ -591,23 +763,15 @@ void capture_kernel_set_sass(trace_kernel *k, const capture_sass_func *f)
     k->pcs = NULL;
     k->n_pcs = 0;
 
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < f->n_insts; i++) {
-        capture_op op;
-        capture_op_classify(f->insts[i].text, &op);
-        n += op.op_class != CAPTURE_OP_OTHER;
-    }
     /* the kernel's file index for each of f's files, -1 until used */
     int32_t *remap = xmalloc((f->n_files ? f->n_files : 1) * sizeof *remap);
     for (uint32_t i = 0; i < f->n_files; i++)
         remap[i] = -1;
-    k->pcs = n ? xcalloc(n, sizeof *k->pcs) : NULL;
+    k->pcs = f->n_insts ? xcalloc(f->n_insts, sizeof *k->pcs) : NULL;
     for (uint32_t i = 0; i < f->n_insts; i++) {
         const capture_sass_inst *in_ = &f->insts[i];
         capture_op op;
-        capture_op_classify(in_->text, &op);
-        if (op.op_class == CAPTURE_OP_OTHER)
-            continue;
+        capture_op_classify(in_->text, &op); /* TRACE_CACHE_DEFAULT for all but loads and stores */
         trace_pc_info *pi = &k->pcs[k->n_pcs++];
         pi->pc = in_->pc;
         pi->sass = xstrdup(in_->text);

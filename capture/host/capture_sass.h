@@ -105,7 +105,14 @@ void capture_sass_module_free(capture_sass_module *m);
 /* Parse a listing from `nvdisasm -g -c` (functions start at ".text.NAME"
  * section headers; "//## File "F", line N" annotations give source lines) or
  * `cuobjdump -sass` ("Function : NAME"). name is used in messages. Returns 0,
- * or -1 with a message naming the line. */
+ * or -1 with a message naming the line.
+ *
+ * Branch targets come out as function-relative PCs in either case: nvdisasm's
+ * label operands ("BRA `(.L_x_0)", "BSSY B0, `(.L_x_1)") become the PC of the
+ * instruction after the label's line ("BRA 0x1a0"); cuobjdump prints them so
+ * already (each function is its own .text section, listed from 0). A label
+ * the function does not define (a call into another function) stays as
+ * printed. */
 int capture_sass_parse(FILE *f, const char *name, capture_sass_module *m, err_info *err);
 
 /* Parse `cuobjdump -res-usage` output (" Function NAME:" then
@@ -118,10 +125,12 @@ const capture_sass_func *capture_sass_find(const capture_sass_module *m, const c
 /* ---- trace kernels --------------------------------------------------------- */
 
 /* Give k its PC table and per-kernel resources from f: one trace_pc_info per
- * instruction that can appear in a record or that the trace misses (every
- * class but CAPTURE_OP_OTHER), with the SASS text, the cache operator and the
- * source line; the files those lines name; static shared memory, registers
- * and local bytes (stack + local, per thread). Replaces what k had there. */
+ * instruction of the function (PCs 0, 16, 32, ... for a whole listing, which
+ * the timing model needs to follow the kernel's control flow:
+ * model/sassflow.h), with the SASS text, the cache operator its opcode
+ * implies (default for all but loads and stores) and the source line; the
+ * files those lines name; static shared memory, registers and local bytes
+ * (stack + local, per thread). Replaces what k had there. */
 void capture_kernel_set_sass(trace_kernel *k, const capture_sass_func *f);
 
 /* Free everything the capture code may have put into k (names, PC table,

@@ -142,6 +142,19 @@ static void check_kernel(const trace_kernel *k, const kstats *s, const char *mod
     check(total(s) + s->barriers == 0 || (s->sm_min >= 0 && s->sm_max < 1024), "launch %u %s: SM ids %d..%d",
           L_, name, s->sm_min, s->sm_max);
     check(k->regs_per_thread > 0, "launch %u %s: registers per thread %u", L_, name, k->regs_per_thread);
+    /* the whole SASS, branch targets as PCs (capture_kernel_set_sass, model/sassflow.h) */
+    uint32_t gap = k->n_pcs, labels = 0;
+    for (uint32_t i = 0; i < k->n_pcs; i++) {
+        if (gap == k->n_pcs && k->pcs[i].pc != 16u * i)
+            gap = i;
+        labels += strstr(k->pcs[i].sass, "`(") != NULL;
+    }
+    char where[64] = "no gap";
+    if (gap < k->n_pcs)
+        snprintf(where, sizeof where, "entry %u is pc 0x%x", gap, k->pcs[gap].pc);
+    check(k->n_pcs == 0 || (gap == k->n_pcs && labels == 0),
+          "launch %u %s: the PC table holds every instruction from 0x0 (%u entries, %s), branch targets as PCs "
+          "(%u label operands left)", L_, name, k->n_pcs, where, labels);
     if (strcmp(mode, "any") != 0)
         check(k->n_files >= 1, "launch %u %s: source files from -lineinfo (%u files)", L_, name, k->n_files);
 
@@ -226,8 +239,9 @@ static void check_kernel(const trace_kernel *k, const kstats *s, const char *mod
               k->local_bytes_per_thread);
     } else if (!strcmp(name, "k_tex") || !strcmp(name, "k_const")) {
         int found = 0;
-        for (uint32_t i = 0; i < k->n_pcs; i++)
-            found |= !strncmp(k->pcs[i].sass, name[2] == 't' ? "TLD" : "LDC", 3);
+        for (uint32_t i = 0; i < k->n_pcs; i++) /* LDC of __constant__ data reads bank 3 */
+            found |= name[2] == 't' ? !strncmp(k->pcs[i].sass, "TLD", 3)
+                                    : !strncmp(k->pcs[i].sass, "LDC", 3) && strstr(k->pcs[i].sass, "c[0x3]");
         check(found && s->n[G][ST] == 1 && total(s) == 1,
               "launch %u %s: only the global store is recorded; the PC table shows the invisible load", L_, name);
     } else if (!strcmp(name, "k_stream")) {
