@@ -459,7 +459,7 @@ END_TEST
 /* For every function of every listing in tests/data/capture: the table holds
  * PCs 0, 16, 32, ... without a gap, no label is left, every branch target
  * is a PC of the function, and the timing model takes the table as a whole
- * kernel (sass_flow_create: NULL would mean it falls back to PC distances). */
+ * kernel (sassflow_create: NULL would mean it falls back to PC distances). */
 START_TEST(fixture_tables_are_whole_kernels)
 {
     static const char *const listings[] = {DATA "probe_sm90.nvdisasm-g-c.txt", DATA "k_stream.nvdisasm-g-c.txt",
@@ -490,9 +490,9 @@ START_TEST(fixture_tables_are_whole_kernels)
                               listings[l], f->name, k.pcs[i].sass, k.pcs[i].pc);
                 branches++;
             }
-            sass_flow *flow = sass_flow_create(k.pcs, k.n_pcs);
+            sassflow *flow = sassflow_create(k.pcs, k.n_pcs);
             ck_assert_msg(flow != NULL, "%s %s: not taken as a whole kernel", listings[l], f->name);
-            sass_flow_destroy(flow);
+            sassflow_destroy(flow);
             capture_kernel_clear(&k);
             funcs++;
         }
@@ -517,20 +517,20 @@ START_TEST(captured_branches_steer_the_timing_model)
     trace_kernel k;
     memset(&k, 0, sizeof k);
     capture_kernel_set_sass(&k, capture_sass_find(&m, "_Z8k_streamPK6float4PS_m"));
-    sass_flow *flow = sass_flow_create(k.pcs, k.n_pcs);
+    sassflow *flow = sassflow_create(k.pcs, k.n_pcs);
     ck_assert_ptr_nonnull(flow);
     uint32_t count;
     const uint32_t *path;
-    ck_assert(sass_flow_between(flow, 0x110, 0x180, &count, &path));
+    ck_assert(sassflow_between(flow, 0x110, 0x180, &count, &path));
     ck_assert_uint_eq(count, 6);
     for (uint32_t i = 0; i < count; i++)
         ck_assert_uint_eq(path[i], 0x120 / 16 + i);
-    ck_assert(sass_flow_between(flow, UINT32_MAX, 0x110, &count, &path));
+    ck_assert(sassflow_between(flow, UINT32_MAX, 0x110, &count, &path));
     ck_assert_uint_eq(count, 17);
-    ck_assert(sass_flow_between(flow, 0x1a0, 0x1a0, &count, &path)); /* BRA 0x1a0: to itself */
+    ck_assert(sassflow_between(flow, 0x1a0, 0x1a0, &count, &path)); /* BRA 0x1a0: to itself */
     ck_assert_uint_eq(count, 0);
-    ck_assert(!sass_flow_between(flow, 0x1a0, 0x1b0, &count, &path)); /* never falls through */
-    sass_flow_destroy(flow);
+    ck_assert(!sassflow_between(flow, 0x1a0, 0x1b0, &count, &path)); /* never falls through */
+    sassflow_destroy(flow);
     capture_kernel_clear(&k);
     capture_sass_module_free(&m);
 
@@ -539,16 +539,16 @@ START_TEST(captured_branches_steer_the_timing_model)
     ck_assert_msg(parse_text(k_loop_listing, &m, &err) == 0, "%s", err.msg);
     memset(&k, 0, sizeof k);
     capture_kernel_set_sass(&k, capture_sass_find(&m, "k_loop"));
-    flow = sass_flow_create(k.pcs, k.n_pcs);
+    flow = sassflow_create(k.pcs, k.n_pcs);
     ck_assert_ptr_nonnull(flow);
-    ck_assert(sass_flow_between(flow, UINT32_MAX, 0x80, &count, &path));
+    ck_assert(sassflow_between(flow, UINT32_MAX, 0x80, &count, &path));
     ck_assert_uint_eq(count, 3);
     ck_assert_uint_eq(path[2], 0x20 / 16);
-    ck_assert(sass_flow_between(flow, 0x40, 0x40, &count, &path));
+    ck_assert(sassflow_between(flow, 0x40, 0x40, &count, &path));
     ck_assert_uint_eq(count, 2);
     ck_assert_uint_eq(path[0], 0x50 / 16);
     ck_assert_uint_eq(path[1], 0x60 / 16);
-    sass_flow_destroy(flow);
+    sassflow_destroy(flow);
     capture_kernel_clear(&k);
     capture_sass_module_free(&m);
 }
