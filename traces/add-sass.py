@@ -9,8 +9,9 @@ registers they read (model/sassflow.h, docs/timing.md).
 usage: traces/add-sass.py BIN CAPTURE...   (CAPTURE: traces/h200/NAME.trace)
 
 For each capture: the trace's own PC entries are kept as they are; every
-other instruction of the source view is added as `pc 0xPC "SASS"`, branch
-targets made function-relative (ncu prints absolute addresses). It refuses a
+other instruction of the source view is added as `pc 0xPC "SASS"`, code
+addresses (branch, BSSY and call targets) made function-relative, as the
+capture writes them (ncu prints absolute addresses). It refuses a
 capture whose memory PCs do not hold the same opcode in the source view (not
 the same binary), one with several kernels, and one already complete. The
 trace is rewritten at zstd level 19 after its records are checked unchanged
@@ -38,12 +39,14 @@ def source_sass(path):
     ins = [(int(r[0], 16), r[1].strip()) for r in rows if r and r[0].startswith('0x') and len(r) > 1]
     if not ins:
         return None, '%s: no instructions' % path
-    base = ins[0][0]
+    base, end = ins[0][0], ins[-1][0] + 16
+    code = lambda v: base <= v < end or v == end  # an address of the kernel's code (or just past it)
     out = []
     for a, t in ins:
         t = re.sub(r'\s+', ' ', t)
-        if opcode(t) == 'BRA':
-            t = re.sub(r'0x([0-9a-f]+)', lambda m: '0x%x' % (int(m.group(1), 16) - base), t)
+        # code addresses (BRA, BSSY, CALL.REL targets) as the capture writes them: function-relative
+        t = re.sub(r'0x([0-9a-f]+)', lambda m: '0x%x' % (int(m.group(1), 16) - base)
+                   if code(int(m.group(1), 16)) else m.group(0), t)
         out.append((a - base, t))
     return out, None
 
