@@ -96,7 +96,7 @@ START_TEST(a_table_of_memory_instructions_or_with_gaps_has_no_flow)
     trace_pc_info pcs[3];
     ck_assert_ptr_null(flow_of(mem, 3, pcs));
     static const char *const gap[] = {"LDG.E R2, desc[UR4][R4.64]", "IADD3 R8, R8, 0x1, RZ"};
-    flow_of(gap, 2, pcs);
+    sassflow_destroy(flow_of(gap, 2, pcs)); /* fills pcs; contiguous, it has a flow */
     pcs[1].pc = 0x40; /* a memory-only capture's table: PCs with gaps */
     ck_assert_ptr_null(sassflow_create(pcs, 2));
 }
