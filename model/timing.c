@@ -1224,7 +1224,12 @@ static void on_record(void *ctx, const gpu_event *e)
                 write_queue(t, sm, e, (uint64_t)m->cta * t->warps_per_cta + m->warp, tagged);
             done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
         } else if (n_l2 == 0) {
-            done = cal1_book(&t->smcal[sm_cal_data(t, sm)], tagged, e->data_wavefronts) + c->t_l1_hit_cycles - 1u;
+            /* an L1 hit's data stage: as a shared access's, each further
+             * wavefront adds smem_wavefront_cycles to its latency (the same
+             * data stage; findings §10 for LDS, §13 for LDG chains) */
+            uint32_t wf = e->data_wavefronts;
+            done = cal1_book(&t->smcal[sm_cal_data(t, sm)], tagged, wf) + c->t_l1_hit_cycles - 1u +
+                   (wf > 1u ? (uint64_t)(c->t_smem_wavefront_cycles - 1u) * (wf - 1u) : 0u);
         } else {
             done = tagged + c->t_l1_hit_cycles;
             for (uint32_t i = 0; i < n_l2; i++) {
