@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bits.h"
+
 #include "cfg.h"
 
 #define CACHE_MAX_SECTORS 4u        /* sectors per line */
@@ -173,10 +175,7 @@ static inline uint32_t cache_popcount(uint32_t x)
 #else
     if (x < 16u) /* a sector mask, nearly always: a table of 16 nibbles */
         return (uint32_t)(0x4332322132212110ull >> (4u * x)) & 0xfu;
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0fu;
-    return (x * 0x01010101u) >> 24;
+    return bits_count32(x);
 #endif
 }
 

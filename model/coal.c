@@ -14,6 +14,7 @@
  * walking the sectors they touch: the lanes inside one sector are a run,
  * and their bytes are a periodic pattern (size bytes every stride). */
 #include "coal.h"
+#include "bits.h"
 
 #include <assert.h>
 #include <string.h>
@@ -140,13 +141,6 @@ static inline uint32_t lane_slot(uint64_t line)
 }
 
 /* Bits set in a byte mask (overlapping lanes only): no libgcc call. */
-static inline uint32_t popcount32(uint32_t x)
-{
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0fu;
-    return (x * 0x01010101u) >> 24;
-}
 
 /* coal_lanes' work, for its geometry's shifts and masks as arguments: inlined
  * twice, once with the constants of every shipped config (128-byte lines of
@@ -197,7 +191,7 @@ static inline uint32_t lanes_run(const uint64_t *addr, uint32_t active_mask, uin
         cur->sector_mask |= 1u << s;
         cur->byte_mask[s] = old | bm;
         if (old & bm) /* lanes on the same bytes: those count once */
-            overlap += popcount32(old & bm);
+            overlap += bits_count32(old & bm);
     }
     assert((ored & (size - 1u)) == 0); /* naturally aligned: each lane inside a sector */
     (void)ored;

@@ -6,6 +6,7 @@
  * smem_cost_lanes, for gathers, needs no lists: with one word per bank entry
  * a repeated entry is a repeated word, found in a per-line word mask. */
 #include "smem.h"
+#include "bits.h"
 
 #include "sass.h"
 
@@ -151,13 +152,6 @@ smem_cost smem_cost_chunks(const smem_geom *g, const coal_chunk *chunks, uint32_
     return cost;
 }
 
-static inline uint32_t popcount32(uint32_t x)
-{
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0fu;
-    return (x * 0x01010101u) >> 24;
-}
 
 /* Wavefronts of one phase whose lanes all lie in distinct lines: no word is
  * asked for twice, so a bank's entries are its words. Inlined twice (as
@@ -198,7 +192,7 @@ bool smem_cost_lanes(const smem_geom *g, const uint64_t *addr, uint32_t active_m
     const uint32_t lane_words = (1u << words_per_lane) - 1u;
     const uint32_t group = lanes_per_phase == 32u ? ~0u : (1u << lanes_per_phase) - 1u;
     const uint32_t phase_shift = (uint32_t)__builtin_ctz(lanes_per_phase);
-    const bool distinct = n_lines == popcount32(active_mask); /* a gather: a line per lane */
+    const bool distinct = n_lines == bits_count32(active_mask); /* a gather: a line per lane */
     const bool usual = mode_shift == 2u && bank_mask == 31u;
     /* per line, valid from its first lane on: the words asked for in the
      * phase seen_phase names (lines are numbered in the order of their first
