@@ -48,7 +48,6 @@ def main():
         out.append('kernel launch=%d grid=1,1,1 block=32,1,1 name="%s" demangled="chase" smem_static=0 '
                    'smem_dynamic=0 regs=32 local=0' % (launch, FUNC[level]))
         for pc, text in sass:
-            memory = text.split()[0].startswith('LDG') or text.split()[-1].startswith('LDG')
             out.append('pc 0x%04x "%s" cache=%s' % (pc, text, cache if 'LDG' in text else 'default'))
         for s in range(steps):
             addrs = [base + 4 * (s * lines * 32 + (l % lines) * 32 + (l // lines) % 32) for l in range(32)]

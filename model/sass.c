@@ -1,6 +1,8 @@
 /* sass.c - opcodes from SASS text (sass.h). */
 #include "sass.h"
 
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool blank(char c)
@@ -27,4 +29,41 @@ bool sass_opcode_is(const char *sass, const char *prefix)
 {
     const char *op = sass_opcode(sass);
     return op && strncmp(op, prefix, strlen(prefix)) == 0;
+}
+
+static void reg_set(uint64_t *m, unsigned long r)
+{
+    if (r < 255u)
+        m[r >> 6] |= 1ull << (r & 63u);
+}
+
+void sass_registers(const char *op, bool has_dst, uint8_t *dst, uint64_t src[4])
+{
+    memset(src, 0, 4 * sizeof *src);
+    *dst = 255u;
+    if (!op)
+        return;
+    const char *p = op;
+    while (*p && !isspace((unsigned char)*p)) /* the opcode and its modifiers */
+        p++;
+    bool first = true;
+    while (*p) {
+        /* a register: R<digits> not part of a longer name (UR4, SR_TID, P0) */
+        if (*p == 'R' && isdigit((unsigned char)p[1]) && !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) {
+            char *end;
+            unsigned long r = strtoul(p + 1, &end, 10);
+            bool pair = strncmp(end, ".64", 3) == 0;
+            if (first && has_dst) {
+                *dst = r < 255u ? (uint8_t)r : 255u;
+            } else {
+                reg_set(src, r);
+                if (pair)
+                    reg_set(src, r + 1u);
+            }
+            first = false;
+            p = end;
+            continue;
+        }
+        p++;
+    }
 }

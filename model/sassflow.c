@@ -66,32 +66,17 @@ static bool is_memory(const char *base)
     return false;
 }
 
-/* The registers an instruction reads: every R<n> of its operands except the
- * first operand when that is a register (its destination). */
+/* The registers an instruction reads: those it names, but its first operand
+ * when that is a register (its destination; sass_registers). */
 static void parse_reads(const char *op, uint64_t reads[4])
 {
-    memset(reads, 0, 4 * sizeof *reads);
     const char *p = op;
     while (*p && !isspace((unsigned char)*p))
         p++;
     while (*p && isspace((unsigned char)*p))
         p++;
-    bool dst = *p == 'R' && isdigit((unsigned char)p[1]);
-    bool first = true;
-    for (; *p && *p != ';'; p++) {
-        if (*p == ',')
-            first = false;
-        if (*p == 'R' && isdigit((unsigned char)p[1]) && !(p > op && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
-            char *end;
-            unsigned long r = strtoul(p + 1, &end, 10);
-            if (!(first && dst) && r < 255u) {
-                reads[r >> 6] |= 1ull << (r & 63u);
-                if (strncmp(end, ".64", 3) == 0 && r + 1u < 255u)
-                    reads[(r + 1u) >> 6] |= 1ull << ((r + 1u) & 63u);
-            }
-            p = end - 1;
-        }
-    }
+    uint8_t dst;
+    sass_registers(op, *p == 'R' && isdigit((unsigned char)p[1]), &dst, reads);
 }
 
 /* A branch's function-relative target ("BRA 0x1f0"), NONE when not read. */

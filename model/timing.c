@@ -579,12 +579,6 @@ void timing_destroy(timing *t)
 
 /* ---- SASS registers -------------------------------------------------------------- */
 
-static void reg_set(uint64_t *m, unsigned r)
-{
-    if (r < 255u)
-        m[r >> 6] |= 1ull << (r & 63u);
-}
-
 /* The bits of registers first .. first + n - 1 (n <= 8, first < 255) in the
  * set m: bit j is register first + j; registers past R254 are never set. */
 static inline uint32_t reg_bits(const uint64_t *m, unsigned first, unsigned n)
@@ -598,34 +592,7 @@ static inline uint32_t reg_bits(const uint64_t *m, unsigned first, unsigned n)
 
 void timing_parse_sass(const char *sass, bool has_dst, timing_regs *out)
 {
-    memset(out, 0, sizeof *out);
-    out->dst = TIMING_NO_REG;
-    if (!sass)
-        return;
-    const char *p = sass;
-    while (*p && !isspace((unsigned char)*p)) /* the opcode and its modifiers */
-        p++;
-    bool first = true;
-    while (*p) {
-        /* a register: R<digits> not part of a longer name (UR4, SR_TID, P0) */
-        if (*p == 'R' && isdigit((unsigned char)p[1]) &&
-            (p == sass || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
-            char *end;
-            unsigned long r = strtoul(p + 1, &end, 10);
-            bool pair = strncmp(end, ".64", 3) == 0;
-            if (first && has_dst) {
-                out->dst = r < 255 ? (uint8_t)r : TIMING_NO_REG;
-            } else {
-                reg_set(out->src, (unsigned)r);
-                if (pair)
-                    reg_set(out->src, (unsigned)r + 1u);
-            }
-            first = false;
-            p = end;
-            continue;
-        }
-        p++;
-    }
+    sass_registers(sass, has_dst, &out->dst, out->src);
 }
 
 /* ---- kernels ---------------------------------------------------------------------- */

@@ -40,7 +40,7 @@ def source_sass(path):
     if not ins:
         return None, '%s: no instructions' % path
     base, end = ins[0][0], ins[-1][0] + 16
-    code = lambda v: base <= v < end or v == end  # an address of the kernel's code (or just past it)
+    code = lambda v: base <= v <= end  # an address of the kernel's code, or just past it
     out = []
     for a, t in ins:
         t = re.sub(r'\s+', ' ', t)
