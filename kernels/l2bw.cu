@@ -85,7 +85,7 @@ int main(int argc, char **argv)
     if (argc != 4 && argc != 5) usage_fail(USAGE, "expected 3 or 4 arguments");
     int w = (int)parse_long(argv[1], "W", 1, 32, USAGE);
     int ctas = (int)parse_long(argv[2], "CTAS", 1, 4096, USAGE);
-    long kib = parse_long(argv[3], "KIB", 4, 1 << 21, USAGE);
+    long kib = parse_long(argv[3], "KIB", 1, 1 << 21, USAGE);
     unsigned sms = argc == 5 ? (unsigned)parse_long(argv[4], "SMS", 1, 1024, USAGE) : 1024u;
     setup_device();
     if (kib & (kib - 1)) usage_fail(USAGE, "KIB must be a power of two");

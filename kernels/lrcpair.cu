@@ -33,13 +33,25 @@
  *     "group K: SPR N STAGGER SKEW_NS" (N SMs; SKEW_NS: the latest start
  *     minus the earliest).
  *
+ *   lrcpair passes P KIB SPR STAGGER SM...
+ *     As group with all the listed SMs at once (one launch), but the SMs read
+ *     the buffer P times, meeting again before each pass, the i-th listed SM
+ *     starting each pass i x STAGGER SM cycles after the meeting: pass 1
+ *     misses in L2 (ncu empties it before the kernel), passes 2.. hit. Whether
+ *     the LRC merges identical requests whose data L2 holds (a short time in
+ *     flight) as it merges those that wait for DRAM, and how far apart they
+ *     may be. Prints "passes P: SPR N STAGGER SKEW_NS skews p2:NS ...", each
+ *     pass's start on the other SMs against the first listed (%globaltimer).
+ *
  * Nothing goes to stdout (ncu --csv writes there). Exit codes as common.cuh. */
 #include "common.cuh"
 
 #define THREADS 256
 #define MAX_SMS 1024
+#define MAX_PASSES 8 /* passes whose start times are kept */
 
-static const char *USAGE = "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM...";
+static const char *USAGE =
+    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM...";
 
 /* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
 __global__ void mapKernel(unsigned *sms)
@@ -92,7 +104,7 @@ __global__ void pairRead(const float4 *buf, int n4, unsigned sm_a, unsigned sm_b
  * u = e / spr covers sectors (u / nlines) * spr .. + spr - 1 of line u % nlines,
  * so a warp's 32 lanes read 32 / spr consecutive lines, spr sectors each. */
 __global__ void groupRead(const float *buf, int nsec, int spr, const unsigned *members, unsigned n,
-                          const unsigned *rank, long long stagger, unsigned *arrive, float *out,
+                          const unsigned *rank, long long stagger, int passes, unsigned *arrive, float *out,
                           unsigned long long *start, int *timed_out)
 {
     extern __shared__ float pad[];
@@ -116,10 +128,31 @@ __global__ void groupRead(const float *buf, int nsec, int spr, const unsigned *m
     __syncthreads();
     int nlines = nsec / 4;
     float acc = 0.0f;
-    for (int e = threadIdx.x; e < nsec; e += blockDim.x) {
-        int u = e / spr, sub = e % spr;
-        int line = u % nlines, sector = (u / nlines) * spr + sub;
-        acc += buf[line * 32 + sector * 8];
+    for (int p = 0; p < passes; ++p) {
+        if (p > 0) { /* every SM done with the pass before (its loads consumed): meet again */
+            __syncthreads();
+            if (threadIdx.x == 0) {
+                atomicAdd(arrive, 1u);
+                unsigned long long t = globaltimer();
+                while (atomicAdd(arrive, 0u) < n * (unsigned)(p + 1)) {
+                    if (globaltimer() - t > 200000000ull) {
+                        atomicExch(timed_out, 1);
+                        break;
+                    }
+                }
+                long long s = clock64(), wait = stagger * rank[sm];
+                while (clock64() - s < wait) {
+                }
+                if (p < MAX_PASSES)
+                    start[(size_t)p * MAX_SMS + sm] = globaltimer();
+            }
+            __syncthreads();
+        }
+        for (int e = threadIdx.x; e < nsec; e += blockDim.x) {
+            int u = e / spr, sub = e % spr;
+            int line = u % nlines, sector = (u / nlines) * spr + sub;
+            acc += buf[line * 32 + sector * 8];
+        }
     }
     out[sm * THREADS + threadIdx.x] = acc;
 }
@@ -225,7 +258,7 @@ static int run_sweep(int anchor, long long delay, int kib, int argc, char **argv
     return finish(what, bad);
 }
 
-static int run_group(int kib, int spr, long long stagger, int argc, char **argv)
+static int run_group(int kib, int spr, long long stagger, int passes, int argc, char **argv)
 {
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
@@ -245,16 +278,16 @@ static int run_group(int kib, int spr, long long stagger, int argc, char **argv)
     unsigned *arrive = dev_alloc<unsigned>(n);
     CHECK(cudaMemset(arrive, 0, sizeof(unsigned) * n));
     float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
-    unsigned long long *start = dev_alloc<unsigned long long>(MAX_SMS);
+    unsigned long long *start = dev_alloc<unsigned long long>((size_t)MAX_SMS * MAX_PASSES);
     int *timed_out = dev_alloc<int>(1);
     CHECK(cudaMemset(timed_out, 0, sizeof(int)));
     size_t bad = 0;
-    for (int k = 2; k <= n; ++k) {
+    for (int k = passes > 0 ? n : 2; k <= n; ++k) { /* passes 0: group mode, k = 2..n */
         unsigned bits[MAX_SMS / 32] = {0};
         for (int i = 0; i < k; ++i) bits[sms[i] / 32] |= 1u << (sms[i] % 32);
         CHECK(cudaMemcpy(members, bits, sizeof bits, cudaMemcpyHostToDevice));
-        groupRead<<<nsm, THREADS, smem>>>(buf, nsec, spr, members, (unsigned)k, rank, stagger, arrive + (k - 2),
-                                          out, start, timed_out);
+        groupRead<<<nsm, THREADS, smem>>>(buf, nsec, spr, members, (unsigned)k, rank, stagger, passes > 0 ? passes : 1,
+                                          arrive + (k - 2), out, start, timed_out);
         CHECK_LAUNCH();
         unsigned long long s[MAX_SMS];
         int to = 0;
@@ -270,7 +303,18 @@ static int run_group(int kib, int spr, long long stagger, int argc, char **argv)
             lo = s[sms[i]] < lo ? s[sms[i]] : lo;
             hi = s[sms[i]] > hi ? s[sms[i]] : hi;
         }
-        fprintf(stderr, "group %d: %d %d %lld %lld\n", k - 2, spr, k, stagger, (long long)(hi - lo));
+        if (passes > 0) {
+            /* each pass's start on each SM, against the first SM's (ns, %globaltimer) */
+            static unsigned long long ps[(size_t)MAX_SMS * MAX_PASSES];
+            CHECK(cudaMemcpy(ps, start, sizeof ps, cudaMemcpyDeviceToHost));
+            fprintf(stderr, "passes %d: %d %d %lld %lld skews", passes, spr, k, stagger, (long long)(hi - lo));
+            for (int p = 1; p < passes && p < MAX_PASSES; ++p)
+                for (int i = 1; i < k; ++i)
+                    fprintf(stderr, " p%d:%lld", p + 1,
+                            (long long)(ps[(size_t)p * MAX_SMS + sms[i]] - ps[(size_t)p * MAX_SMS + sms[0]]));
+            fprintf(stderr, "\n");
+        } else
+            fprintf(stderr, "group %d: %d %d %lld %lld\n", k - 2, spr, k, stagger, (long long)(hi - lo));
     }
     CHECK(cudaFree(buf));
     CHECK(cudaFree(members));
@@ -306,7 +350,16 @@ int main(int argc, char **argv)
         int spr = (int)parse_long(argv[3], "SPR", 1, 4, USAGE);
         if (spr == 3) usage_fail(USAGE, "SPR must be 1, 2 or 4");
         long long stagger = parse_long(argv[4], "STAGGER", 0, 1000000, USAGE);
-        return run_group(kib, spr, stagger, argc - 5, argv + 5);
+        return run_group(kib, spr, stagger, 0, argc - 5, argv + 5);
+    }
+    if (strcmp(argv[1], "passes") == 0) {
+        if (argc < 8) usage_fail(USAGE, "passes needs P KIB SPR STAGGER and at least 2 SMs");
+        int passes = (int)parse_long(argv[2], "P", 1, 64, USAGE);
+        int kib = (int)parse_long(argv[3], "KIB", 1, 1 << 20, USAGE);
+        int spr = (int)parse_long(argv[4], "SPR", 1, 4, USAGE);
+        if (spr == 3) usage_fail(USAGE, "SPR must be 1, 2 or 4");
+        long long stagger = parse_long(argv[5], "STAGGER", 0, 1000000, USAGE);
+        return run_group(kib, spr, stagger, passes, argc - 6, argv + 6);
     }
     usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     return EXIT_USAGE;

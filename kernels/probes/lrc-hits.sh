@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# lrc-hits.sh - does the L2 request coalescer merge reads whose data L2 already
+# holds, and how far apart may they be (findings §2e)? On the GPU machine,
+# from the repository root, after make -C kernels:
+#   kernels/probes/lrc-hits.sh DEST [KIB]
+# `lrcpair passes P KIB SPR STAGGER SM...`: SMs 0 and 16 (GPC 0) read one
+# buffer P times, meeting before each pass, SM 16 starting each pass STAGGER
+# cycles after; the first pass misses in L2, the others hit. A launch of P
+# passes against one of P - 1 says what the last pass merged. SMs 0 and 2
+# (two GPCs) are the control that merges nothing. Writes DEST/NAME.{csv,log}
+# and prints one line per launch (the log's skews: each pass's start on SM 16
+# against SM 0, ns).
+set -u -o pipefail
+DEST=${1:?usage: lrc-hits.sh DEST [KIB]} KIB=${2:-256}
+NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+BIN=build/kernels/lrcpair
+mkdir -p "$DEST"
+M=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/probes/lrchits.txt | paste -sd, -)
+prof() { # NAME ARGS...: one ncu run of lrcpair
+    local name=$1; shift
+    echo "[$(date +%T)] $name: lrcpair $*" >&2
+    timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M" "$BIN" "$@" \
+        >"$DEST/$name.csv" 2>"$DEST/$name.log" || echo "$name: failed (rc $?)" >&2
+}
+for spr in 1 4; do
+    for p in 1 2 3 4 6; do
+        prof "p-$spr-$p-0" passes "$p" "$KIB" "$spr" 0 0 16
+    done
+    prof "p-$spr-2-0-b" passes 2 "$KIB" "$spr" 0 0 16
+    prof "p-$spr-3-0-b" passes 3 "$KIB" "$spr" 0 0 16
+    for st in 25 50 100 200 400 800 1600; do
+        prof "p-$spr-1-$st" passes 1 "$KIB" "$spr" "$st" 0 16
+        prof "p-$spr-2-$st" passes 2 "$KIB" "$spr" "$st" 0 16
+    done
+    prof "p-$spr-2-0-cross" passes 2 "$KIB" "$spr" 0 0 2
+done
+python3 - "$DEST" <<'PY'
+import csv, glob, os, sys
+dest = sys.argv[1]
+for path in sorted(glob.glob(os.path.join(dest, "p-*.csv"))):
+    with open(path) as f:
+        lines = [l for l in f if l.startswith('"')]
+    m = {}
+    for r in csv.DictReader(lines):
+        m[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+    g = lambda k: m.get(k, 0)
+    req = g("l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld.sum")
+    got = g("lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum")
+    skews = ""
+    with open(path[:-4] + ".log") as f:
+        for l in f:
+            if l.startswith("passes"):
+                skews = l.split("skews", 1)[1].strip()
+    print(f"{os.path.basename(path)[:-4]:18s} miss {req:7.0f} merged {got:7.0f} ({got / req if req else 0:.3f})"
+          f" lts {g('lts__t_sectors_srcunit_tex_op_read.sum'):7.0f}"
+          f" hit {g('lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum'):7.0f}"
+          f" fabric {g('lts__t_sectors_srcunit_ltcfabric_op_read.sum'):6.0f}"
+          f" {g('gpu__time_duration.sum') / 1000:6.1f} us  {skews}")
+PY
