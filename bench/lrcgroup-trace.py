@@ -2,6 +2,7 @@
 """lrcgroup-trace.py - a text trace of kernels/lrcpair.cu's group mode.
 
 usage: bench/lrcgroup-trace.py K SPR [KIB] > OUT.trace
+       bench/lrcgroup-trace.py K gather-same|gather-own [KIB] > OUT.trace
 
 The first K SMs of GPC 0 (kernels/probes/lrc-group.sh's list), one CTA of 8
 warps each, read the same KIB KiB buffer (256 by default), one float per
@@ -10,26 +11,45 @@ read 32 / SPR consecutive lines, SPR sectors each). The meeting before the
 reads (atomics, spinning) is left out: the trace starts where every SM reads
 at once, STAGGER 0. The H200 read the buffer ceil(K / 4) times from L2
 (docs/findings.md §2c); `gpumemsim run --timing` on this trace shows what the
-model's L2 request coalescer does with it."""
+model's L2 request coalescer does with it.
+
+gather-same / gather-own: `lrcpair gather KIB 1|0` (findings §2e): every SM
+reads sector mix32(e + seed) of the buffer for e = 0 .. sectors - 1, seed 0
+on every SM (same) or rank x 0x9e3779b9 (own), through L1."""
 import sys
 
 GPC0 = [0, 16, 32, 48, 1, 17, 33, 49, 124, 125, 126, 127, 128, 129, 130, 131]
 THREADS = 256
 
 
+def mix32(v):
+    """kernels/lrcpair.cu's mix32, on 32-bit unsigned ints"""
+    v &= 0xffffffff
+    v ^= v >> 16
+    v = (v * 0x7feb352d) & 0xffffffff
+    v ^= v >> 15
+    v = (v * 0x846ca68b) & 0xffffffff
+    v ^= v >> 16
+    return v
+
+
 def main():
     if len(sys.argv) not in (3, 4):
-        sys.exit("usage: lrcgroup-trace.py K SPR [KIB]")
-    k, spr = int(sys.argv[1]), int(sys.argv[2])
+        sys.exit("usage: lrcgroup-trace.py K SPR|gather-same|gather-own [KIB]")
+    k = int(sys.argv[1])
+    gather = {"gather-same": 1, "gather-own": 2}.get(sys.argv[2], 0)
+    spr = 1 if gather else int(sys.argv[2])
     kib = int(sys.argv[3]) if len(sys.argv) == 4 else 256
     if not 2 <= k <= len(GPC0) or spr not in (1, 2, 4):
-        sys.exit("lrcgroup-trace.py: K is 2 to 16, SPR 1, 2 or 4")
+        sys.exit("lrcgroup-trace.py: K is 2 to 16, SPR 1, 2 or 4 (or gather-same, gather-own)")
     nsec = kib * 1024 // 32
     nlines = nsec // 4
     base = 0x7f0000000000
     out = ['gpumemsim-trace 1',
            'meta sm_count "132"',
-           'meta command "lrcpair group %d %d 0 %s"' % (kib, spr, " ".join(map(str, GPC0[:k]))),
+           ('meta command "lrcpair gather %d %d %s"' % (kib, 1 if gather == 1 else 0, " ".join(map(str, GPC0[:k])))
+            if gather else
+            'meta command "lrcpair group %d %d 0 %s"' % (kib, spr, " ".join(map(str, GPC0[:k])))),
            'kernel launch=0 grid=%d,1,1 block=%d,1,1 name="_Z9groupReadPKfiiPKjjS1_xPjPfPyPi" '
            'demangled="groupRead(float const*, int, int, unsigned int const*, unsigned int, unsigned int const*, '
            'long long, unsigned int*, float*, unsigned long long*, int*)" smem_static=0 smem_dynamic=0 regs=32 local=0'
@@ -42,6 +62,10 @@ def main():
                 addrs = []
                 for lane in range(32):
                     e = it * THREADS + w * 32 + lane
+                    if gather:
+                        seed = (c * 0x9e3779b9) & 0xffffffff if gather == 2 else 0
+                        addrs.append(base + (mix32(e + seed) % nsec) * 32)
+                        continue
                     u, sub = divmod(e, spr)
                     line, rep = u % nlines, u // nlines
                     addrs.append(base + line * 128 + (rep * spr + sub) * 32)

@@ -43,6 +43,15 @@
  *     may be. Prints "passes P: SPR N STAGGER SKEW_NS skews p2:NS ...", each
  *     pass's start on the other SMs against the first listed (%globaltimer).
  *
+ *   lrcpair gather KIB SAME SM...
+ *     The listed SMs meet and gather the KIB KiB buffer once, as spmv gathers
+ *     x: the e-th read (e = 0 .. sectors - 1, by thread as in group) is of
+ *     sector mix32(e + seed) mod sectors, through L1. SAME 1: every SM the
+ *     same sequence (seed 0); 0: each its own (seed rank x 0x9e3779b9), so
+ *     that identical requests of two SMs meet only by chance, as spmv's do.
+ *     bench/lrcgroup-trace.py writes the same reads as a trace. Prints
+ *     "passes 1: ..." as passes does.
+ *
  * Nothing goes to stdout (ncu --csv writes there). Exit codes as common.cuh. */
 #include "common.cuh"
 
@@ -51,7 +60,7 @@
 #define MAX_PASSES 8 /* passes whose start times are kept */
 
 static const char *USAGE =
-    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM...";
+    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME SM...";
 
 /* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
 __global__ void mapKernel(unsigned *sms)
@@ -103,7 +112,17 @@ __global__ void pairRead(const float4 *buf, int n4, unsigned sm_a, unsigned sm_b
  * buffer one float per sector: sector index e (of nsec) by request: request
  * u = e / spr covers sectors (u / nlines) * spr .. + spr - 1 of line u % nlines,
  * so a warp's 32 lanes read 32 / spr consecutive lines, spr sectors each. */
-__global__ void groupRead(const float *buf, int nsec, int spr, const unsigned *members, unsigned n,
+__device__ __host__ static inline unsigned mix32(unsigned v)
+{
+    v ^= v >> 16;
+    v *= 0x7feb352du;
+    v ^= v >> 15;
+    v *= 0x846ca68bu;
+    v ^= v >> 16;
+    return v;
+}
+
+__global__ void groupRead(const float *buf, int nsec, int spr, int gather, const unsigned *members, unsigned n,
                           const unsigned *rank, long long stagger, int passes, unsigned *arrive, float *out,
                           unsigned long long *start, int *timed_out)
 {
@@ -148,10 +167,16 @@ __global__ void groupRead(const float *buf, int nsec, int spr, const unsigned *m
             }
             __syncthreads();
         }
-        for (int e = threadIdx.x; e < nsec; e += blockDim.x) {
-            int u = e / spr, sub = e % spr;
-            int line = u % nlines, sector = (u / nlines) * spr + sub;
-            acc += buf[line * 32 + sector * 8];
+        if (gather) { /* gather mode: the e-th read is of a pseudo-random sector */
+            unsigned seed = gather == 2 ? rank[sm] * 0x9e3779b9u : 0u;
+            for (int e = threadIdx.x; e < nsec; e += blockDim.x)
+                acc += buf[(mix32((unsigned)e + seed) % (unsigned)nsec) * 8u];
+        } else {
+            for (int e = threadIdx.x; e < nsec; e += blockDim.x) {
+                int u = e / spr, sub = e % spr;
+                int line = u % nlines, sector = (u / nlines) * spr + sub;
+                acc += buf[line * 32 + sector * 8];
+            }
         }
     }
     out[sm * THREADS + threadIdx.x] = acc;
@@ -258,7 +283,7 @@ static int run_sweep(int anchor, long long delay, int kib, int argc, char **argv
     return finish(what, bad);
 }
 
-static int run_group(int kib, int spr, long long stagger, int passes, int argc, char **argv)
+static int run_group(int kib, int spr, int gather, long long stagger, int passes, int argc, char **argv)
 {
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
@@ -286,7 +311,7 @@ static int run_group(int kib, int spr, long long stagger, int passes, int argc, 
         unsigned bits[MAX_SMS / 32] = {0};
         for (int i = 0; i < k; ++i) bits[sms[i] / 32] |= 1u << (sms[i] % 32);
         CHECK(cudaMemcpy(members, bits, sizeof bits, cudaMemcpyHostToDevice));
-        groupRead<<<nsm, THREADS, smem>>>(buf, nsec, spr, members, (unsigned)k, rank, stagger, passes > 0 ? passes : 1,
+        groupRead<<<nsm, THREADS, smem>>>(buf, nsec, spr, gather, members, (unsigned)k, rank, stagger, passes > 0 ? passes : 1,
                                           arrive + (k - 2), out, start, timed_out);
         CHECK_LAUNCH();
         unsigned long long s[MAX_SMS];
@@ -350,7 +375,7 @@ int main(int argc, char **argv)
         int spr = (int)parse_long(argv[3], "SPR", 1, 4, USAGE);
         if (spr == 3) usage_fail(USAGE, "SPR must be 1, 2 or 4");
         long long stagger = parse_long(argv[4], "STAGGER", 0, 1000000, USAGE);
-        return run_group(kib, spr, stagger, 0, argc - 5, argv + 5);
+        return run_group(kib, spr, 0, stagger, 0, argc - 5, argv + 5);
     }
     if (strcmp(argv[1], "passes") == 0) {
         if (argc < 8) usage_fail(USAGE, "passes needs P KIB SPR STAGGER and at least 2 SMs");
@@ -359,7 +384,13 @@ int main(int argc, char **argv)
         int spr = (int)parse_long(argv[4], "SPR", 1, 4, USAGE);
         if (spr == 3) usage_fail(USAGE, "SPR must be 1, 2 or 4");
         long long stagger = parse_long(argv[5], "STAGGER", 0, 1000000, USAGE);
-        return run_group(kib, spr, stagger, passes, argc - 6, argv + 6);
+        return run_group(kib, spr, 0, stagger, passes, argc - 6, argv + 6);
+    }
+    if (strcmp(argv[1], "gather") == 0) {
+        if (argc < 6) usage_fail(USAGE, "gather needs KIB SAME and at least 2 SMs");
+        int kib = (int)parse_long(argv[2], "KIB", 1, 1 << 20, USAGE);
+        int same = (int)parse_long(argv[3], "SAME", 0, 1, USAGE);
+        return run_group(kib, 1, same ? 1 : 2, 0, 1, argc - 4, argv + 4);
     }
     usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     return EXIT_USAGE;

@@ -11,7 +11,7 @@
  *
  * Values are small integers, so every sum is exact.
  *
- * usage: spmv scalar|vector [ROWS]   (default 2^13 rows of 32 entries; blocks
+ * usage: spmv scalar|vector|scalar-timed [ROWS]   (default 2^13 rows of 32 entries; blocks
  *        of 64 threads: 128 blocks for scalar, 4,096 for vector) */
 #include "common.cuh"
 
@@ -19,7 +19,7 @@
 #define BLOCK 64
 #define BAND 1024
 
-static const char *USAGE = "scalar|vector [ROWS]";
+static const char *USAGE = "scalar|vector|scalar-timed [ROWS]";
 
 __global__ void spmvScalar(const int *row_ptr, const int *col, const float *val, const float *x, float *y,
                            int rows)
@@ -42,6 +42,30 @@ __global__ void spmvVector(const int *row_ptr, const int *col, const float *val,
     if (lane == 0) y[warp] = sum;
 }
 
+/* spmvScalar with each warp's progress on the GPU's clock (%globaltimer, ns):
+ * lane 0 writes when its warp starts (and its SM), after its half of the
+ * entries and at its end, so that how far apart the SMs run can be compared with the model's
+ * (docs/findings.md §2e). Its loop is spmvScalar's, cut in two halves. */
+__global__ void spmvScalarTimed(const int *row_ptr, const int *col, const float *val, const float *x, float *y,
+                                int rows, unsigned long long *stamps)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    int warp = r / 32;
+    bool stamp = threadIdx.x % 32 == 0;
+    if (stamp) {
+        stamps[4 * (size_t)warp] = globaltimer();
+        stamps[4 * (size_t)warp + 3] = smid();
+    }
+    if (r >= rows) return;
+    float sum = 0.0f;
+    int mid = (row_ptr[r] + row_ptr[r + 1]) / 2;
+    for (int k = row_ptr[r]; k < mid; ++k) sum += val[k] * x[col[k]];
+    if (stamp) stamps[4 * (size_t)warp + 1] = globaltimer() + (sum == 12345.0f);
+    for (int k = mid; k < row_ptr[r + 1]; ++k) sum += val[k] * x[col[k]];
+    y[r] = sum;
+    if (stamp) stamps[4 * (size_t)warp + 2] = globaltimer() + (sum == 12345.0f);
+}
+
 static unsigned int mix(unsigned int v)
 {
     v ^= v >> 16;
@@ -57,8 +81,8 @@ int main(int argc, char **argv)
     g_prog = "spmv";
     if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
     const char *mode = argv[1];
-    int vector = strcmp(mode, "vector") == 0;
-    if (!vector && strcmp(mode, "scalar") != 0) usage_fail(USAGE, "unknown mode '%s'", mode);
+    int vector = strcmp(mode, "vector") == 0, timed = strcmp(mode, "scalar-timed") == 0;
+    if (!vector && !timed && strcmp(mode, "scalar") != 0) usage_fail(USAGE, "unknown mode '%s'", mode);
     int rows = 1 << 13;
     if (argc > 2) rows = (int)parse_long(argv[2], "ROWS", BAND, 1 << 22, USAGE);
     setup_device();
@@ -92,15 +116,33 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(dx, hx, (size_t)rows * sizeof(float), cudaMemcpyHostToDevice));
     CHECK(cudaMemset(dy, 0, (size_t)rows * sizeof(float)));
     int blocks = vector ? (int)(((size_t)rows * 32 + BLOCK - 1) / BLOCK) : (rows + BLOCK - 1) / BLOCK;
+    unsigned long long *dstamps = NULL;
+    size_t nstamps = 4 * ((size_t)blocks * BLOCK / 32);
+    if (timed) {
+        dstamps = dev_alloc<unsigned long long>(nstamps);
+        CHECK(cudaMemset(dstamps, 0, nstamps * sizeof(unsigned long long)));
+    }
     if (vector)
         spmvVector<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows);
+    else if (timed)
+        spmvScalarTimed<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows, dstamps);
     else
         spmvScalar<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows);
     CHECK_LAUNCH();
+    if (timed) { /* stdout: "warp start mid end sm", times in ns from the earliest start */
+        unsigned long long *h = (unsigned long long *)host_alloc(nstamps * sizeof(unsigned long long)), t0 = ~0ull;
+        CHECK(cudaMemcpy(h, dstamps, nstamps * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < nstamps; i += 4) t0 = h[i] < t0 ? h[i] : t0;
+        for (size_t i = 0; i < nstamps; i += 4)
+            printf("%zu %llu %llu %llu %llu\n", i / 4, h[i] - t0, h[i + 1] - t0, h[i + 2] - t0, h[i + 3]);
+        free(h);
+        CHECK(cudaFree(dstamps));
+    }
     CHECK(cudaMemcpy(hy, dy, (size_t)rows * sizeof(float), cudaMemcpyDeviceToHost));
 
     char what[96];
-    snprintf(what, sizeof what, "%s<<<%d, %d>>> rows %d nnz %zu", vector ? "spmvVector" : "spmvScalar", blocks,
+    snprintf(what, sizeof what, "%s<<<%d, %d>>> rows %d nnz %zu",
+             vector ? "spmvVector" : timed ? "spmvScalarTimed" : "spmvScalar", blocks,
              BLOCK, rows, nnz);
     int rc = finish(what, count_mismatches("y", hy, want, (size_t)rows, 0.0f));
     CHECK(cudaFree(dptr)); CHECK(cudaFree(dcol)); CHECK(cudaFree(dval)); CHECK(cudaFree(dx)); CHECK(cudaFree(dy));
