@@ -43,12 +43,14 @@
  *     may be. Prints "passes P: SPR N STAGGER SKEW_NS skews p2:NS ...", each
  *     pass's start on the other SMs against the first listed (%globaltimer).
  *
- *   lrcpair gather KIB SAME SM...
+ *   lrcpair gather KIB SAME LOAD_KIB SM...
  *     The listed SMs meet and gather the KIB KiB buffer once, as spmv gathers
  *     x: the e-th read (e = 0 .. sectors - 1, by thread as in group) is of
  *     sector mix32(e + seed) mod sectors, through L1. SAME 1: every SM the
  *     same sequence (seed 0); 0: each its own (seed rank x 0x9e3779b9), so
  *     that identical requests of two SMs meet only by chance, as spmv's do.
+ *     LOAD_KIB > 0: every other SM streams LOAD_KIB KiB of its own from DRAM
+ *     meanwhile (float4 loads), as spmv's other reads load the GPU.
  *     bench/lrcgroup-trace.py writes the same reads as a trace. Prints
  *     "passes 1: ..." as passes does.
  *
@@ -60,7 +62,7 @@
 #define MAX_PASSES 8 /* passes whose start times are kept */
 
 static const char *USAGE =
-    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME SM...";
+    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM...";
 
 /* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
 __global__ void mapKernel(unsigned *sms)
@@ -123,12 +125,21 @@ __device__ __host__ static inline unsigned mix32(unsigned v)
 }
 
 __global__ void groupRead(const float *buf, int nsec, int spr, int gather, const unsigned *members, unsigned n,
-                          const unsigned *rank, long long stagger, int passes, unsigned *arrive, float *out,
-                          unsigned long long *start, int *timed_out)
+                          const unsigned *rank, long long stagger, int passes, const float4 *load, int load4,
+                          unsigned *arrive, float *out, unsigned long long *start, int *timed_out)
 {
     extern __shared__ float pad[];
     unsigned sm = smid();
-    if (!(members[sm / 32] >> (sm % 32) & 1u)) return;
+    if (!(members[sm / 32] >> (sm % 32) & 1u)) {
+        if (load4 > 0) { /* the other SMs load DRAM meanwhile: each streams its own part of load */
+            const float4 *mine = load + (size_t)sm * load4;
+            float a = 0.0f;
+            for (int i = threadIdx.x; i < load4; i += blockDim.x)
+                a += mine[i].x + mine[i].y + mine[i].z + mine[i].w;
+            out[sm * THREADS + threadIdx.x] = a;
+        }
+        return;
+    }
     if (threadIdx.x == 0) {
         pad[0] = 0.0f;
         atomicAdd(arrive, 1u);
@@ -283,7 +294,8 @@ static int run_sweep(int anchor, long long delay, int kib, int argc, char **argv
     return finish(what, bad);
 }
 
-static int run_group(int kib, int spr, int gather, long long stagger, int passes, int argc, char **argv)
+static int run_group(int kib, int spr, int gather, int load_kib, long long stagger, int passes, int argc,
+                     char **argv)
 {
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
@@ -303,6 +315,10 @@ static int run_group(int kib, int spr, int gather, long long stagger, int passes
     unsigned *arrive = dev_alloc<unsigned>(n);
     CHECK(cudaMemset(arrive, 0, sizeof(unsigned) * n));
     float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
+    int load4 = load_kib * 1024 / 16;
+    float4 *load = load4 > 0 ? dev_alloc<float4>((size_t)nsm * load4) : NULL;
+    if (load)
+        CHECK(cudaMemset(load, 0, (size_t)nsm * load4 * sizeof(float4)));
     unsigned long long *start = dev_alloc<unsigned long long>((size_t)MAX_SMS * MAX_PASSES);
     int *timed_out = dev_alloc<int>(1);
     CHECK(cudaMemset(timed_out, 0, sizeof(int)));
@@ -312,7 +328,7 @@ static int run_group(int kib, int spr, int gather, long long stagger, int passes
         for (int i = 0; i < k; ++i) bits[sms[i] / 32] |= 1u << (sms[i] % 32);
         CHECK(cudaMemcpy(members, bits, sizeof bits, cudaMemcpyHostToDevice));
         groupRead<<<nsm, THREADS, smem>>>(buf, nsec, spr, gather, members, (unsigned)k, rank, stagger, passes > 0 ? passes : 1,
-                                          arrive + (k - 2), out, start, timed_out);
+                                          load, load4, arrive + (k - 2), out, start, timed_out);
         CHECK_LAUNCH();
         unsigned long long s[MAX_SMS];
         int to = 0;
@@ -346,6 +362,8 @@ static int run_group(int kib, int spr, int gather, long long stagger, int passes
     CHECK(cudaFree(rank));
     CHECK(cudaFree(arrive));
     CHECK(cudaFree(out));
+    if (load)
+        CHECK(cudaFree(load));
     CHECK(cudaFree(start));
     CHECK(cudaFree(timed_out));
     char what[96];
@@ -375,7 +393,7 @@ int main(int argc, char **argv)
         int spr = (int)parse_long(argv[3], "SPR", 1, 4, USAGE);
         if (spr == 3) usage_fail(USAGE, "SPR must be 1, 2 or 4");
         long long stagger = parse_long(argv[4], "STAGGER", 0, 1000000, USAGE);
-        return run_group(kib, spr, 0, stagger, 0, argc - 5, argv + 5);
+        return run_group(kib, spr, 0, 0, stagger, 0, argc - 5, argv + 5);
     }
     if (strcmp(argv[1], "passes") == 0) {
         if (argc < 8) usage_fail(USAGE, "passes needs P KIB SPR STAGGER and at least 2 SMs");
@@ -384,13 +402,14 @@ int main(int argc, char **argv)
         int spr = (int)parse_long(argv[4], "SPR", 1, 4, USAGE);
         if (spr == 3) usage_fail(USAGE, "SPR must be 1, 2 or 4");
         long long stagger = parse_long(argv[5], "STAGGER", 0, 1000000, USAGE);
-        return run_group(kib, spr, 0, stagger, passes, argc - 6, argv + 6);
+        return run_group(kib, spr, 0, 0, stagger, passes, argc - 6, argv + 6);
     }
     if (strcmp(argv[1], "gather") == 0) {
-        if (argc < 6) usage_fail(USAGE, "gather needs KIB SAME and at least 2 SMs");
+        if (argc < 7) usage_fail(USAGE, "gather needs KIB SAME LOAD_KIB and at least 2 SMs");
         int kib = (int)parse_long(argv[2], "KIB", 1, 1 << 20, USAGE);
         int same = (int)parse_long(argv[3], "SAME", 0, 1, USAGE);
-        return run_group(kib, 1, same ? 1 : 2, 0, 1, argc - 4, argv + 4);
+        int load_kib = (int)parse_long(argv[4], "LOAD_KIB", 0, 1 << 16, USAGE);
+        return run_group(kib, 1, same ? 1 : 2, load_kib, 0, 1, argc - 5, argv + 5);
     }
     usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     return EXIT_USAGE;
