@@ -51,6 +51,12 @@
  *     that identical requests of two SMs meet only by chance, as spmv's do.
  *     LOAD_KIB > 0: every other SM streams LOAD_KIB KiB of its own from DRAM
  *     meanwhile (float4 loads), as spmv's other reads load the GPU.
+ *
+ *   lrcpair band KIB BAND SHIFT WARPS SM...
+ *     As gather with each SM its own sequence, but in a band of BAND sectors
+ *     starting SHIFT x rank sectors in (mod the buffer), with CTAs of WARPS
+ *     warps: neighbouring SMs' bands overlap as spmv's rows' windows of x do,
+ *     and L1 soon holds an SM's band.
  *     bench/lrcgroup-trace.py writes the same reads as a trace. Prints
  *     "passes 1: ..." as passes does.
  *
@@ -62,7 +68,7 @@
 #define MAX_PASSES 8 /* passes whose start times are kept */
 
 static const char *USAGE =
-    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM...";
+    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM... | band KIB BAND SHIFT WARPS SM...";
 
 /* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
 __global__ void mapKernel(unsigned *sms)
@@ -124,7 +130,8 @@ __device__ __host__ static inline unsigned mix32(unsigned v)
     return v;
 }
 
-__global__ void groupRead(const float *buf, int nsec, int spr, int gather, const unsigned *members, unsigned n,
+__global__ void groupRead(const float *buf, int nsec, int spr, int gather, int band, int shift, const unsigned *members,
+                          unsigned n,
                           const unsigned *rank, long long stagger, int passes, const float4 *load, int load4,
                           unsigned *arrive, float *out, unsigned long long *start, int *timed_out)
 {
@@ -178,7 +185,11 @@ __global__ void groupRead(const float *buf, int nsec, int spr, int gather, const
             }
             __syncthreads();
         }
-        if (gather) { /* gather mode: the e-th read is of a pseudo-random sector */
+        if (gather == 3) { /* band mode: the e-th read is of a pseudo-random sector of the SM's band */
+            unsigned seed = rank[sm] * 0x9e3779b9u, first = rank[sm] * (unsigned)shift;
+            for (int e = threadIdx.x; e < nsec; e += blockDim.x)
+                acc += buf[((first + mix32((unsigned)e + seed) % (unsigned)band) % (unsigned)nsec) * 8u];
+        } else if (gather) { /* gather mode: the e-th read is of a pseudo-random sector */
             unsigned seed = gather == 2 ? rank[sm] * 0x9e3779b9u : 0u;
             for (int e = threadIdx.x; e < nsec; e += blockDim.x)
                 acc += buf[(mix32((unsigned)e + seed) % (unsigned)nsec) * 8u];
@@ -294,8 +305,8 @@ static int run_sweep(int anchor, long long delay, int kib, int argc, char **argv
     return finish(what, bad);
 }
 
-static int run_group(int kib, int spr, int gather, int load_kib, long long stagger, int passes, int argc,
-                     char **argv)
+static int run_group(int kib, int spr, int gather, int load_kib, long long stagger, int passes, int band, int shift,
+                     int threads, int argc, char **argv)
 {
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
@@ -327,7 +338,7 @@ static int run_group(int kib, int spr, int gather, int load_kib, long long stagg
         unsigned bits[MAX_SMS / 32] = {0};
         for (int i = 0; i < k; ++i) bits[sms[i] / 32] |= 1u << (sms[i] % 32);
         CHECK(cudaMemcpy(members, bits, sizeof bits, cudaMemcpyHostToDevice));
-        groupRead<<<nsm, THREADS, smem>>>(buf, nsec, spr, gather, members, (unsigned)k, rank, stagger, passes > 0 ? passes : 1,
+        groupRead<<<nsm, threads, smem>>>(buf, nsec, spr, gather, band, shift, members, (unsigned)k, rank, stagger, passes > 0 ? passes : 1,
                                           load, load4, arrive + (k - 2), out, start, timed_out);
         CHECK_LAUNCH();
         unsigned long long s[MAX_SMS];
@@ -393,7 +404,7 @@ int main(int argc, char **argv)
         int spr = (int)parse_long(argv[3], "SPR", 1, 4, USAGE);
         if (spr == 3) usage_fail(USAGE, "SPR must be 1, 2 or 4");
         long long stagger = parse_long(argv[4], "STAGGER", 0, 1000000, USAGE);
-        return run_group(kib, spr, 0, 0, stagger, 0, argc - 5, argv + 5);
+        return run_group(kib, spr, 0, 0, stagger, 0, 0, 0, THREADS, argc - 5, argv + 5);
     }
     if (strcmp(argv[1], "passes") == 0) {
         if (argc < 8) usage_fail(USAGE, "passes needs P KIB SPR STAGGER and at least 2 SMs");
@@ -402,14 +413,22 @@ int main(int argc, char **argv)
         int spr = (int)parse_long(argv[4], "SPR", 1, 4, USAGE);
         if (spr == 3) usage_fail(USAGE, "SPR must be 1, 2 or 4");
         long long stagger = parse_long(argv[5], "STAGGER", 0, 1000000, USAGE);
-        return run_group(kib, spr, 0, 0, stagger, passes, argc - 6, argv + 6);
+        return run_group(kib, spr, 0, 0, stagger, passes, 0, 0, THREADS, argc - 6, argv + 6);
     }
     if (strcmp(argv[1], "gather") == 0) {
         if (argc < 7) usage_fail(USAGE, "gather needs KIB SAME LOAD_KIB and at least 2 SMs");
         int kib = (int)parse_long(argv[2], "KIB", 1, 1 << 20, USAGE);
         int same = (int)parse_long(argv[3], "SAME", 0, 1, USAGE);
         int load_kib = (int)parse_long(argv[4], "LOAD_KIB", 0, 1 << 16, USAGE);
-        return run_group(kib, 1, same ? 1 : 2, load_kib, 0, 1, argc - 5, argv + 5);
+        return run_group(kib, 1, same ? 1 : 2, load_kib, 0, 1, 0, 0, THREADS, argc - 5, argv + 5);
+    }
+    if (strcmp(argv[1], "band") == 0) {
+        if (argc < 8) usage_fail(USAGE, "band needs KIB BAND SHIFT WARPS and at least 2 SMs");
+        int kib = (int)parse_long(argv[2], "KIB", 1, 1 << 20, USAGE);
+        int band = (int)parse_long(argv[3], "BAND", 1, 1 << 25, USAGE);
+        int shift = (int)parse_long(argv[4], "SHIFT", 0, 1 << 25, USAGE);
+        int warps = (int)parse_long(argv[5], "WARPS", 1, THREADS / 32, USAGE);
+        return run_group(kib, 1, 3, 0, 0, 1, band, shift, 32 * warps, argc - 6, argv + 6);
     }
     usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     return EXIT_USAGE;
