@@ -9,22 +9,16 @@
 # On the GPU machine: kernels/probes/l2slice-sms.sh DEST
 set -u -o pipefail
 DEST=${1:?usage: l2slice-sms.sh DEST}
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. kernels/probes/ncu-run.sh
 mkdir -p "$DEST"
 M=lts__t_requests_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.max,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum
 for sms in 1 2 3 4 8 16 32 64 66 132; do
-    echo "[$(date +%T)] l2bw 1 132 1 $sms" >&2
-    timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M" \
-        build/kernels/l2bw 1 132 1 "$sms" >"$DEST/sms-$sms.csv" 2>"$DEST/sms-$sms.log" ||
-        echo "sms-$sms: failed (rc $?)" >&2
+    probe_run "$DEST" "sms-$sms" "$M" build/kernels/l2bw 1 132 1 "$sms"
 done
-M2=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/probes/lrchits.txt | paste -sd, -)
+M2=$(probe_metrics kernels/probes/lrchits.txt)
 for spr in 4 1; do
     for st in 200 225 250 275 300 325 350 375; do
-        echo "[$(date +%T)] lrcpair passes 2 256 $spr $st 0 16" >&2
-        timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M2" \
-            build/kernels/lrcpair passes 2 256 "$spr" "$st" 0 16 >"$DEST/p-$spr-2-$st.csv" 2>"$DEST/p-$spr-2-$st.log" ||
-            echo "p-$spr-2-$st: failed (rc $?)" >&2
+        probe_run "$DEST" "p-$spr-2-$st" "$M2" build/kernels/lrcpair passes 2 256 "$spr" "$st" 0 16
     done
 done
 python3 kernels/probes/l2slice-summary.py "$DEST"

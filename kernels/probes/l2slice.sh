@@ -7,14 +7,11 @@
 #   kernels/probes/l2slice.sh DEST
 set -u -o pipefail
 DEST=${1:?usage: l2slice.sh DEST}
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. kernels/probes/ncu-run.sh
 mkdir -p "$DEST"
 M=lts__t_requests_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.max,lts__t_requests_srcunit_tex_op_read.min,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum
 for kib in 1 2 4 8 16 32 64; do
-    echo "[$(date +%T)] l2bw 1 132 $kib 1" >&2
-    timeout --kill-after=10 240 "$NCU" --csv --clock-control none \
-        --metrics "$M" build/kernels/l2bw 1 132 "$kib" 1 >"$DEST/slice-$kib.csv" 2>"$DEST/slice-$kib.log" ||
-        echo "slice-$kib: failed (rc $?)" >&2
+    probe_run "$DEST" "slice-$kib" "$M" build/kernels/l2bw 1 132 "$kib" 1
 done
 # the per-slice values themselves, as ncu prints them (not as CSV)
 timeout --kill-after=10 240 "$NCU" --clock-control none --print-metric-instances values \
@@ -24,9 +21,6 @@ timeout --kill-after=10 240 "$NCU" --clock-control none --print-metric-instances
 # small buffer reach the same lookup rate (spread over every slice)?
 M2=lts__t_tag_requests.sum,lts__t_tag_requests.max,lts__t_requests_srcunit_tex_op_read.sum,lts__cycles_elapsed.avg,gpu__time_duration.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum,l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld.sum
 for kib in 32 8192; do
-    echo "[$(date +%T)] l2bw 32 132 $kib" >&2
-    timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M2" \
-        build/kernels/l2bw 32 132 "$kib" >"$DEST/all-$kib.csv" 2>"$DEST/all-$kib.log" ||
-        echo "all-$kib: failed (rc $?)" >&2
+    probe_run "$DEST" "all-$kib" "$M2" build/kernels/l2bw 32 132 "$kib"
 done
 python3 kernels/probes/l2slice-summary.py "$DEST"

@@ -8,19 +8,16 @@
 # writes the model's trace of each. DEST/b-*.{csv,log}; a line each at the end.
 set -u -o pipefail
 DEST=${1:?usage: lrc-band.sh DEST}
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. kernels/probes/ncu-run.sh
 mkdir -p "$DEST"
-M=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/probes/lrchits.txt | paste -sd, -)
+M=$(probe_metrics kernels/probes/lrchits.txt)
 GPC0=(0 16 32 48 1 17 33 49 124 125 126 127 128 129 130 131)
 # K KIB BAND SHIFT WARPS
 for cfg in "8 64 136 8 2" "8 64 136 8 8" "8 64 136 0 2" "8 64 1024 0 8" "16 64 136 8 2" "8 16 136 8 2" "8 64 512 32 2"; do
+    # shellcheck disable=SC2086 # K KIB BAND SHIFT WARPS, split on purpose
     set -- $cfg
     for r in 1 2; do
-        name="b-$1-$2-$3-$4-$5-r$r"
-        echo "[$(date +%T)] $name" >&2
-        timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M" \
-            build/kernels/lrcpair band "$2" "$3" "$4" "$5" "${GPC0[@]:0:$1}" >"$DEST/$name.csv" 2>"$DEST/$name.log" ||
-            echo "$name: failed (rc $?)" >&2
+        probe_run "$DEST" "b-$1-$2-$3-$4-$5-r$r" "$M" build/kernels/lrcpair band "$2" "$3" "$4" "$5" "${GPC0[@]:0:$1}"
     done
 done
 python3 kernels/probes/lrc-summary.py "$DEST" "b-*.csv"

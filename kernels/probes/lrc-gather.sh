@@ -9,19 +9,15 @@
 # trace of each. DEST/NAME.{csv,log}; one line per launch at the end.
 set -u -o pipefail
 DEST=${1:?usage: lrc-gather.sh DEST}
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. kernels/probes/ncu-run.sh
 mkdir -p "$DEST"
-M=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/probes/lrchits.txt | paste -sd, -)
+M=$(probe_metrics kernels/probes/lrchits.txt)
 SMS=(0 16 32 48 1 17 33 49)
 for kib in 32 128; do
     for k in 2 4 8; do
         for same in 1 0; do
             for r in 1 2; do
-                name="g-$kib-$k-$same-r$r"
-                echo "[$(date +%T)] $name" >&2
-                timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M" \
-                    build/kernels/lrcpair gather "$kib" "$same" 0 "${SMS[@]:0:$k}" >"$DEST/$name.csv" 2>"$DEST/$name.log" ||
-                    echo "$name: failed (rc $?)" >&2
+                probe_run "$DEST" "g-$kib-$k-$same-r$r" "$M" build/kernels/lrcpair gather "$kib" "$same" 0 "${SMS[@]:0:$k}"
             done
         done
     done
@@ -30,11 +26,7 @@ done
 for k in 4 8; do
     for same in 1 0; do
         for r in 1 2; do
-            name="g-32-$k-$same-load512-r$r"
-            echo "[$(date +%T)] $name" >&2
-            timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M" \
-                build/kernels/lrcpair gather 32 "$same" 512 "${SMS[@]:0:$k}" >"$DEST/$name.csv" 2>"$DEST/$name.log" ||
-                echo "$name: failed (rc $?)" >&2
+            probe_run "$DEST" "g-32-$k-$same-load512-r$r" "$M" build/kernels/lrcpair gather 32 "$same" 512 "${SMS[@]:0:$k}"
         done
     done
 done

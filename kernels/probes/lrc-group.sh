@@ -10,17 +10,12 @@
 # SMs 0 and 2 (GPC 0 and GPC 1), the control that must merge nothing.
 set -u -o pipefail
 DEST=${1:?usage: lrc-group.sh DEST [KIB]} KIB=${2:-256}
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. kernels/probes/ncu-run.sh
 BIN=build/kernels/lrcpair
 GPC0="0 16 32 48 1 17 33 49 124 125 126 127 128 129 130 131"
 mkdir -p "$DEST"
-M=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/probes/lrcgroup.txt | paste -sd, -)
-prof() { # NAME ARGS...: one ncu run of lrcpair
-    local name=$1; shift
-    echo "[$(date +%T)] $name: lrcpair $*" >&2
-    timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M" "$BIN" "$@" \
-        >"$DEST/$name.csv" 2>"$DEST/$name.log" || echo "$name: failed (rc $?)" >&2
-}
+M=$(probe_metrics kernels/probes/lrcgroup.txt)
+prof() { probe_run "$DEST" "$1" "$M" "$BIN" "${@:2}"; } # NAME ARGS...: one ncu run of lrcpair
 for spr in 1 2 4; do
     # shellcheck disable=SC2086
     prof "group-$spr-0" group "$KIB" "$spr" 0 $GPC0

@@ -12,16 +12,11 @@
 # against SM 0, ns).
 set -u -o pipefail
 DEST=${1:?usage: lrc-hits.sh DEST [KIB]} KIB=${2:-256}
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. kernels/probes/ncu-run.sh
 BIN=build/kernels/lrcpair
 mkdir -p "$DEST"
-M=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/probes/lrchits.txt | paste -sd, -)
-prof() { # NAME ARGS...: one ncu run of lrcpair
-    local name=$1; shift
-    echo "[$(date +%T)] $name: lrcpair $*" >&2
-    timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M" "$BIN" "$@" \
-        >"$DEST/$name.csv" 2>"$DEST/$name.log" || echo "$name: failed (rc $?)" >&2
-}
+M=$(probe_metrics kernels/probes/lrchits.txt)
+prof() { probe_run "$DEST" "$1" "$M" "$BIN" "${@:2}"; } # NAME ARGS...: one ncu run of lrcpair
 for spr in 1 4; do
     for p in 1 2 3 4 6; do
         prof "p-$spr-$p-0" passes "$p" "$KIB" "$spr" 0 0 16

@@ -8,16 +8,11 @@
 # starting D cycles later), then prints kernels/probes/lrc-pairs.py's summary.
 set -u -o pipefail
 DEST=${1:?usage: lrc-pairs.sh DEST [KIB]} KIB=${2:-256}
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. kernels/probes/ncu-run.sh
 BIN=build/kernels/lrcpair
 mkdir -p "$DEST"
-M=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/probes/lrcpair.txt | paste -sd, -)
-prof() { # NAME ARGS...: one ncu run of lrcpair
-    local name=$1; shift
-    echo "[$(date +%T)] $name: lrcpair $*" >&2
-    timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$M" "$BIN" "$@" \
-        >"$DEST/$name.csv" 2>"$DEST/$name.log" || echo "$name: failed (rc $?)" >&2
-}
+M=$(probe_metrics kernels/probes/lrcpair.txt)
+prof() { probe_run "$DEST" "$1" "$M" "$BIN" "${@:2}"; } # NAME ARGS...: one ncu run of lrcpair
 timeout 60 "$BIN" map 5 2>"$DEST/map.log" || echo "map: failed" >&2
 for a in 0 1 ${ANCHORS:-}; do prof "sweep-$a" sweep "$a" 0 "$KIB"; done
 # partners for the delay sweep: the first SM of SM 0's GPC and the first of another

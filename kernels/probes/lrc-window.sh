@@ -8,16 +8,13 @@
 # On the GPU machine: kernels/probes/lrc-window.sh DEST
 set -u -o pipefail
 DEST=${1:?usage: lrc-window.sh DEST}
-NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+. kernels/probes/ncu-run.sh
 mkdir -p "$DEST"
-M=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/probes/lrchits.txt | paste -sd, -)
+M=$(probe_metrics kernels/probes/lrchits.txt)
 for p in 1 2; do
     for st in 0 100 200 300 400 500 600 700 800 1000 1500; do
         for r in 1 2; do
-            name="w-$p-$st-r$r"
-            timeout --kill-after=10 120 "$NCU" --csv --clock-control none --metrics "$M" \
-                build/kernels/lrcpair passes "$p" 1 4 "$st" 0 16 >"$DEST/$name.csv" 2>"$DEST/$name.log" ||
-                echo "$name: failed (rc $?)" >&2
+            probe_run "$DEST" "w-$p-$st-r$r" "$M" build/kernels/lrcpair passes "$p" 1 4 "$st" 0 16
         done
     done
 done

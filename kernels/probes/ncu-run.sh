@@ -1,0 +1,22 @@
+# ncu-run.sh - sourced by the probe scripts of kernels/probes/ (not run
+# alone): one way to run a probe program under ncu.
+#   NCU                   ncu (from the environment, PATH, or the CUDA install)
+#   probe_metrics FILE    the metric names of a list file (kernels/probes/*.txt), comma-separated
+#   probe_run DEST NAME METRICS PROGRAM ARGS...
+#                         `ncu --csv --clock-control none --metrics METRICS PROGRAM ARGS`
+#                         into DEST/NAME.csv (ncu's stdout) and DEST/NAME.log (stderr), with
+#                         progress on stderr; a failure is reported and the caller goes on
+# shellcheck shell=bash
+NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+
+probe_metrics() {
+    sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1" | paste -sd, -
+}
+
+probe_run() {
+    local dest=$1 name=$2 metrics=$3
+    shift 3
+    echo "[$(date +%T)] $name: $*" >&2
+    timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$metrics" "$@" \
+        >"$dest/$name.csv" 2>"$dest/$name.log" || echo "$name: failed (rc $?)" >&2
+}
