@@ -15,7 +15,7 @@ at once, STAGGER 0. The H200 read the buffer ceil(K / 4) times from L2
 model's L2 request coalescer does with it.
 
 gather-same / gather-own: `lrcpair gather KIB 1|0` (findings §2e): every SM
-reads sector mix32(e + seed) of the buffer for e = 0 .. sectors - 1, seed 0
+reads sector hash_mix32(e + seed) of the buffer for e = 0 .. sectors - 1, seed 0
 on every SM (same) or rank x 0x9e3779b9 (own), through L1; with LOAD_KIB,
 every other SM streams LOAD_KIB KiB of its own at the same time (float4
 loads, `lrcpair gather KIB SAME LOAD_KIB`).
@@ -29,7 +29,7 @@ THREADS = 256
 
 
 def mix32(v):
-    """kernels/lrcpair.cu's mix32, on 32-bit unsigned ints"""
+    """kernels/common.cuh's hash_mix32, on 32-bit unsigned ints"""
     v &= 0xffffffff
     v ^= v >> 16
     v = (v * 0x7feb352d) & 0xffffffff

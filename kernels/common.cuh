@@ -107,6 +107,18 @@ __device__ static inline unsigned long long globaltimer(void)
     return t;
 }
 
+/* A 32-bit integer hash (the "lowbias32" finaliser): the probes' and the
+ * generated inputs' pseudo-random numbers, the same on host and device. */
+__host__ __device__ static inline unsigned int hash_mix32(unsigned int x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
 /* Host and device buffers, allocated and freed with checks. */
 static inline void *host_alloc(size_t bytes)
 {

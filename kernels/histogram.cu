@@ -36,16 +36,6 @@ __global__ void histShared(const unsigned int *in, unsigned int *hist)
     atomicAdd(&hist[tid], bins[tid]);
 }
 
-static unsigned int mix(unsigned int x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
-
 int main(int argc, char **argv)
 {
     g_prog = "histogram";
@@ -63,7 +53,7 @@ int main(int argc, char **argv)
     unsigned int hout[BINS], want[BINS];
     memset(want, 0, sizeof want);
     for (int i = 0; i < n; ++i) {
-        unsigned int w = mix((unsigned int)i + 1u);
+        unsigned int w = hash_mix32((unsigned int)i + 1u);
         if (skewed) w &= 0x07070707u;
         hin[i] = w;
         for (int k = 0; k < 4; ++k) want[(w >> (8 * k)) & 0xffu]++;

@@ -46,7 +46,7 @@
  *   lrcpair gather KIB SAME LOAD_KIB SM...
  *     The listed SMs meet and gather the KIB KiB buffer once, as spmv gathers
  *     x: the e-th read (e = 0 .. sectors - 1, by thread as in group) is of
- *     sector mix32(e + seed) mod sectors, through L1. SAME 1: every SM the
+ *     sector hash_mix32(e + seed) mod sectors, through L1. SAME 1: every SM the
  *     same sequence (seed 0); 0: each its own (seed rank x 0x9e3779b9), so
  *     that identical requests of two SMs meet only by chance, as spmv's do.
  *     LOAD_KIB > 0: every other SM streams LOAD_KIB KiB of its own from DRAM
@@ -120,16 +120,6 @@ __global__ void pairRead(const float4 *buf, int n4, unsigned sm_a, unsigned sm_b
  * buffer one float per sector: sector index e (of nsec) by request: request
  * u = e / spr covers sectors (u / nlines) * spr .. + spr - 1 of line u % nlines,
  * so a warp's 32 lanes read 32 / spr consecutive lines, spr sectors each. */
-__device__ __host__ static inline unsigned mix32(unsigned v)
-{
-    v ^= v >> 16;
-    v *= 0x7feb352du;
-    v ^= v >> 15;
-    v *= 0x846ca68bu;
-    v ^= v >> 16;
-    return v;
-}
-
 __global__ void groupRead(const float *buf, int nsec, int spr, int gather, int band, int shift, const unsigned *members,
                           unsigned n,
                           const unsigned *rank, long long stagger, int passes, const float4 *load, int load4,
@@ -188,11 +178,11 @@ __global__ void groupRead(const float *buf, int nsec, int spr, int gather, int b
         if (gather == 3) { /* band mode: the e-th read is of a pseudo-random sector of the SM's band */
             unsigned seed = rank[sm] * 0x9e3779b9u, first = rank[sm] * (unsigned)shift;
             for (int e = threadIdx.x; e < nsec; e += blockDim.x)
-                acc += buf[((first + mix32((unsigned)e + seed) % (unsigned)band) % (unsigned)nsec) * 8u];
+                acc += buf[((first + hash_mix32((unsigned)e + seed) % (unsigned)band) % (unsigned)nsec) * 8u];
         } else if (gather) { /* gather mode: the e-th read is of a pseudo-random sector */
             unsigned seed = gather == 2 ? rank[sm] * 0x9e3779b9u : 0u;
             for (int e = threadIdx.x; e < nsec; e += blockDim.x)
-                acc += buf[(mix32((unsigned)e + seed) % (unsigned)nsec) * 8u];
+                acc += buf[(hash_mix32((unsigned)e + seed) % (unsigned)nsec) * 8u];
         } else {
             for (int e = threadIdx.x; e < nsec; e += blockDim.x) {
                 int u = e / spr, sub = e % spr;

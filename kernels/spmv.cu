@@ -66,16 +66,6 @@ __global__ void spmvScalarTimed(const int *row_ptr, const int *col, const float 
     if (stamp) stamps[4 * (size_t)warp + 2] = globaltimer() + (sum == 12345.0f);
 }
 
-static unsigned int mix(unsigned int v)
-{
-    v ^= v >> 16;
-    v *= 0x7feb352du;
-    v ^= v >> 15;
-    v *= 0x846ca68bu;
-    v ^= v >> 16;
-    return v;
-}
-
 int main(int argc, char **argv)
 {
     g_prog = "spmv";
@@ -100,7 +90,7 @@ int main(int argc, char **argv)
         float s = 0.0f;
         for (int j = 0; j < NNZ; ++j) {
             size_t k = (size_t)r * NNZ + j;
-            int c = r + (int)(mix((unsigned int)k + 1u) % (2 * BAND)) - BAND;
+            int c = r + (int)(hash_mix32((unsigned int)k + 1u) % (2 * BAND)) - BAND;
             c = ((c % rows) + rows) % rows;
             hcol[k] = c;
             hval[k] = (float)((k * 5u) % 7u) - 3.0f;
