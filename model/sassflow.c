@@ -18,6 +18,7 @@ enum inst_kind { INST_PLAIN, INST_MEMORY, INST_BRANCH, INST_END };
 typedef struct inst {
     uint8_t kind;     /* inst_kind */
     bool guarded;     /* @P: a branch or EXIT that may fall through */
+    bool exit;        /* an EXIT (of the INST_END kinds) */
     uint32_t target;  /* INST_BRANCH: the target's index, NONE when not in the kernel */
     uint32_t reads32; /* reads folded mod 32 */
     uint64_t reads[4];
@@ -135,6 +136,7 @@ sassflow *sassflow_create(const trace_pc_info *pcs, uint32_t n_pcs)
         } else if (strcmp(base, "EXIT") == 0 || strcmp(base, "RET") == 0 || strcmp(base, "BRX") == 0 ||
                    strcmp(base, "JMX") == 0 || strcmp(base, "KILL") == 0) {
             in->kind = INST_END; /* no way on that the SASS shows */
+            in->exit = strcmp(base, "EXIT") == 0;
         } else {
             in->kind = INST_PLAIN;
             parse_reads(op, in->reads);
@@ -256,6 +258,19 @@ bool sassflow_between(sassflow *f, uint32_t a, uint32_t b, uint32_t *count, cons
         }
     }
     return true;
+}
+
+uint32_t sassflow_entry_to_exit(sassflow *f)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t i = 0; i < f->n; i++) {
+        uint32_t count;
+        if (f->insts[i].kind != INST_END || !f->insts[i].exit)
+            continue;
+        if (search(f, NONE, i, &count) && count < best)
+            best = count;
+    }
+    return best;
 }
 
 const uint64_t *sassflow_reads(const sassflow *f, uint32_t i)

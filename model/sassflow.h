@@ -41,6 +41,12 @@ void sassflow_destroy(sassflow *f);
  * cannot be reached from a (then nothing is set). */
 bool sassflow_between(sassflow *f, uint32_t a, uint32_t b, uint32_t *count, const uint32_t **path);
 
+/* The instructions a warp runs from the kernel's entry up to its nearest
+ * EXIT (the EXIT not included): what a warp that executes no memory
+ * instruction and no barrier issues before it ends, as the empty kernel's
+ * `LDC; EXIT`. UINT32_MAX when no EXIT can be reached. */
+uint32_t sassflow_entry_to_exit(sassflow *f);
+
 /* The registers instruction i (an index of a path) reads: bit r of the
  * returned [4] words; and the same folded mod 32 (bit r mod 32), a quick
  * filter. Memory instructions and branches read none here (a memory

@@ -447,6 +447,7 @@ struct timing {
     uint64_t lrc_in;
     uint64_t issued;          /* warp instructions issued: records, barriers and the
                                * instructions counted between them (issue_to) */
+    uint64_t warps_seen;      /* warps that issued a record (the rest the trace never shows) */
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
     sassflow *flow;          /* the kernel's whole SASS (sassflow.h); NULL: the PC table holds
                                * only memory instructions and barriers */
@@ -643,6 +644,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     t->next_dispatch_mcycles = 0;
     t->lrc_in = 0;
     t->issued = 0;
+    t->warps_seen = 0;
     if (t->lrc)
         lrc_reset(t->lrc);
 }
@@ -656,8 +658,16 @@ void timing_kernel_end(timing *t, timing_result *out)
     out->cycles = t->cfg.t_launch_cycles + busy;
     out->lrc_input_sectors = t->lrc_in;
     /* every warp of the grid ends with its EXIT, after its last record:
-     * counted, not booked (one issue slot at its very end) */
-    out->instructions = t->issued + ctas * trace_kernel_warps_per_cta(t->k);
+     * counted, not booked (one issue slot at its very end); a warp without
+     * a record ran, with the whole SASS known, what lies between the
+     * kernel's entry and its nearest EXIT (the empty kernel's LDC) */
+    uint64_t warps = ctas * trace_kernel_warps_per_cta(t->k);
+    out->instructions = t->issued + warps;
+    if (t->flow && warps > t->warps_seen) {
+        uint32_t before_exit = sassflow_entry_to_exit(t->flow);
+        if (before_exit != UINT32_MAX)
+            out->instructions += (warps - t->warps_seen) * before_exit;
+    }
     out->lrc = t->lrc ? lrc_get_counts(t->lrc) : (lrc_counts){0};
     out->wq = wqueue_get_counts(t->wq);
     t->k = NULL;
@@ -922,6 +932,7 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
             wait_all(w, &at);
     }
     at = cal1_book(iss, at, 1) - 1u;
+    t->warps_seen += !w->started;
     w->started = true;
     w->last_pc = pc;
     w->clock = at + 1u;

@@ -89,6 +89,43 @@ START_TEST(a_branch_skips_what_it_jumps_over_and_a_loop_comes_back)
 }
 END_TEST
 
+START_TEST(a_warp_without_records_runs_from_the_entry_to_its_nearest_exit)
+{
+    /* the empty kernel as the H200 compiles it: 2 instructions a warp, the
+     * EXIT counted apart (measured: 16 for 8 warps, docs/timing.md) */
+    static const char *const empty[] = {"LDC R1, c[0x0][0x28]", "EXIT", "BRA 0x20", "NOP"};
+    trace_pc_info pcs[4];
+    sassflow *f = flow_of(empty, 4, pcs);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(sassflow_entry_to_exit(f), 1);
+    sassflow_destroy(f);
+    /* a guard that exits early is the nearest EXIT, whatever the code after it */
+    static const char *const guarded[] = {
+        "S2R R0, SR_TID.X",                /* 0 */
+        "ISETP.GE.AND P0, PT, R0, 0x40, PT", /* 1 */
+        "@P0 EXIT",                        /* 2 */
+        "LDG.E R2, desc[UR4][R4.64]",      /* 3 */
+        "STG.E desc[UR4][R6.64], R2",      /* 4 */
+        "EXIT",                            /* 5 */
+    };
+    trace_pc_info pcs6[6];
+    f = flow_of(guarded, 6, pcs6);
+    ck_assert_uint_eq(sassflow_entry_to_exit(f), 2);
+    /* a path search afterwards is unaffected by the one to the exit */
+    uint32_t n;
+    const uint32_t *path;
+    ck_assert(sassflow_between(f, 0x30, 0x40, &n, &path));
+    ck_assert_uint_eq(n, 0);
+    sassflow_destroy(f);
+    /* no EXIT to reach: none */
+    static const char *const spin[] = {"IADD3 R8, R8, 0x1, RZ", "BRA 0x0"};
+    trace_pc_info pcs2[2];
+    f = flow_of(spin, 2, pcs2);
+    ck_assert_uint_eq(sassflow_entry_to_exit(f), UINT32_MAX);
+    sassflow_destroy(f);
+}
+END_TEST
+
 START_TEST(a_table_of_memory_instructions_or_with_gaps_has_no_flow)
 {
     static const char *const mem[] = {"LDG.E R2, desc[UR4][R4.64]", "BAR.SYNC.DEFER_BLOCKING 0x0",
@@ -108,6 +145,7 @@ Suite *sassflow_suite(void)
     TCase *tc = tcase_create("paths");
     tcase_add_test(tc, straight_line_code_counts_and_reads_what_lies_between);
     tcase_add_test(tc, a_branch_skips_what_it_jumps_over_and_a_loop_comes_back);
+    tcase_add_test(tc, a_warp_without_records_runs_from_the_entry_to_its_nearest_exit);
     tcase_add_test(tc, a_table_of_memory_instructions_or_with_gaps_has_no_flow);
     suite_add_tcase(s, tc);
     return s;
