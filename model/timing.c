@@ -303,12 +303,12 @@ typedef struct pc_regs {
     uint32_t src32;
 } pc_regs;
 
-#define MAX_PENDING 8u   /* loads in flight per warp that the model tracks */
+#define MAX_PENDING 16u  /* loads in flight per warp that the model tracks */
 #define PC_BYTES 16u     /* one SASS instruction (sm_70 and later) */
 #define BACK_BRANCH_INSTRUCTIONS 2u /* a loop's back edge: the branch and one more, unknown */
 
-/* Two cache lines per warp (the table is line-aligned): what every record
- * reads in the first, the pending loads' ready cycles in the second. Records
+/* Four cache lines per warp (the table is line-aligned): what every record
+ * reads in the first, the pending loads' ready cycles in the next two. Records
  * of thousands of warps interleave in capture order, so each record's warp is
  * usually a cache miss; fewer lines per warp, fewer misses. */
 typedef struct warp_state {
@@ -330,8 +330,9 @@ typedef struct warp_state {
                           * an instruction reads or writes, folded the same way) */
     uint64_t mem_done;   /* when its shared stores and cp.async copies are done: its next barrier waits */
     uint64_t pend_ready[MAX_PENDING]; /* cycle the data is in the registers */
+    uint8_t pad[48];     /* to four whole cache lines */
 } warp_state;
-_Static_assert(sizeof(warp_state) == 128, "warp_state: two cache lines");
+_Static_assert(sizeof(warp_state) == 256, "warp_state: four cache lines");
 
 #define LINE_BYTES 64u
 #define HUGE_BYTES ((size_t)2 << 20)
@@ -448,6 +449,10 @@ struct timing {
     uint64_t issued;          /* warp instructions issued: records, barriers and the
                                * instructions counted between them (issue_to) */
     uint64_t warps_seen;      /* warps that issued a record (the rest the trace never shows) */
+    uint64_t *pc_cycles;      /* [cap_pc_cycles] warp cycles spent at each PC-table entry (the
+                               * instruction a warp was about to issue); NULL unless kept */
+    uint32_t cap_pc_cycles;
+    bool keep_pc_cycles;
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
     sassflow *flow;          /* the kernel's whole SASS (sassflow.h); NULL: the PC table holds
                                * only memory instructions and barriers */
@@ -573,6 +578,7 @@ void timing_destroy(timing *t)
     free(t->ctas_raw);
     free(t->pcs);
     free(t->pc_next);
+    free(t->pc_cycles);
     lrc_destroy(t->lrc);
     wqueue_destroy(t->wq);
     free(t);
@@ -615,6 +621,15 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         t->cap_pcs = k->n_pcs;
     }
     t->pc_first = UINT32_MAX;
+    if (t->keep_pc_cycles) {
+        if (t->cap_pc_cycles < k->n_pcs) {
+            free(t->pc_cycles);
+            t->pc_cycles = xmalloc((size_t)k->n_pcs * sizeof *t->pc_cycles);
+            t->cap_pc_cycles = k->n_pcs;
+        }
+        if (k->n_pcs)
+            memset(t->pc_cycles, 0, (size_t)k->n_pcs * sizeof *t->pc_cycles);
+    }
     sassflow_destroy(t->flow);
     t->flow = sassflow_create(k->pcs, k->n_pcs);
     for (uint32_t i = 0; i < k->n_pcs; i++) {
@@ -649,6 +664,11 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         lrc_reset(t->lrc);
 }
 
+void timing_keep_pc_cycles(timing *t, bool on)
+{
+    t->keep_pc_cycles = on;
+}
+
 void timing_kernel_end(timing *t, timing_result *out)
 {
     /* the GPU starts its CTAs one per cta_launch_millicycles, also CTAs
@@ -670,6 +690,8 @@ void timing_kernel_end(timing *t, timing_result *out)
     }
     out->lrc = t->lrc ? lrc_get_counts(t->lrc) : (lrc_counts){0};
     out->wq = wqueue_get_counts(t->wq);
+    out->pc_cycles = t->keep_pc_cycles ? t->pc_cycles : NULL;
+    out->n_pc_cycles = t->keep_pc_cycles ? t->k->n_pcs : 0;
     t->k = NULL;
 }
 
@@ -871,6 +893,16 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint32_t dst32, u
     w->pend_regs |= dst32; /* the oldest's, when dropped above: still a superset */
 }
 
+/* The warp cycles [from, to) of n instructions of a path booked in a row:
+ * one each, the rest (waiting for an issue slot) to the last; returns to. */
+static uint64_t charge_path(uint64_t *pcc, const uint32_t *path, uint32_t n, uint64_t from, uint64_t to)
+{
+    for (uint32_t j = 0; j + 1u < n; j++)
+        pcc[path[j]] += 1u;
+    pcc[path[n - 1u]] += to - from - (n - 1u);
+    return to;
+}
+
 /* Issue the instructions between the warp's last record and pc, then pc
  * itself; returns the cycle pc issues. regs: pc's registers (NULL: none).
  * Inlined: every record calls it, and a call saved and restored six
@@ -880,6 +912,9 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
                                                                uint8_t dst_n, uint32_t dst32)
 {
     uint64_t at = w->clock;
+    uint64_t *pcc = t->pc_cycles; /* where the warp's cycles go (NULL: not kept): to the
+                                   * instruction it waits to issue, as ncu samples it */
+    uint64_t mark = at;
     if (w->bar_wait) {
         uint32_t s = (w->bar_gen - 1u) & 1u;
         if (c->bar_id[s] == w->bar_gen - 1u)
@@ -896,19 +931,36 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
          * the warp stops at each that reads a load in flight (in-order
          * issue), which also covers what a loop's back edge waits for */
         uint32_t booked = 0;
+        if (pcc && on_path) { /* the barrier's wait: at the first instruction after it */
+            pcc[path[0]] += at - mark;
+            mark = at;
+        }
         for (uint32_t i = 0; i < on_path && w->n_pend; i++) {
             uint32_t r32 = sassflow_reads32(t->flow, path[i]);
             if (!(r32 & w->pend_regs))
                 continue;
             pc_regs reads = {.regs = {.dst = TIMING_NO_REG}, .src32 = r32};
             memcpy(reads.regs.src, sassflow_reads(t->flow, path[i]), sizeof reads.regs.src);
-            if (i > booked)
+            if (i > booked) {
                 at = cal1_book(iss, at, i - booked);
+                if (pcc)
+                    mark = charge_path(pcc, path + booked, i - booked, mark, at);
+            }
             booked = i;
             wait_regs(w, &reads, TIMING_NO_REG, 0, 0, &at);
+            if (pcc) {
+                pcc[path[i]] += at - mark;
+                mark = at;
+            }
         }
         t->issued += on_path;
         between = on_path - booked;
+        if (pcc && between) { /* booked below, from mark */
+            uint64_t end = cal1_book(iss, at, between);
+            mark = charge_path(pcc, path + booked, between, mark, end);
+            at = end;
+            between = 0;
+        }
     } else if (!w->started)
         between = pc / PC_BYTES; /* the kernel's prologue, straight from its entry */
     else if (pc > w->last_pc)
@@ -932,6 +984,8 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
             wait_all(w, &at);
     }
     at = cal1_book(iss, at, 1) - 1u;
+    if (pcc && w->pc_idx != UINT32_MAX) /* the record: its waits, its slot, its issue */
+        pcc[w->pc_idx] += at + 1u - mark;
     t->warps_seen += !w->started;
     w->started = true;
     w->last_pc = pc;

@@ -51,6 +51,13 @@ typedef struct timing_result {
                                    * (lrc__request_sectors_op_read_coalescing_achieved_type_hardware);
                                    * zero without a GPC map */
     wqueue_counts wq;             /* write requests merged in the SMs' write queues (model/wqueue.h) */
+    const uint64_t *pc_cycles;    /* with timing_keep_pc_cycles: per entry of the kernel's PC table,
+                                   * the warp cycles spent with it as the next instruction to issue
+                                   * (waiting for its operands, a barrier or an issue slot, and its
+                                   * own issue cycle): where the warps wait, as ncu's warp state
+                                   * sampling sees it; valid until the next kernel begins. NULL
+                                   * otherwise */
+    uint32_t n_pc_cycles;
 } timing_result;
 
 /* c->timing must be true (the [timing] section is set). */
@@ -59,6 +66,10 @@ void timing_destroy(timing *t);
 
 /* The observer to give gpu_set_observer: its callbacks feed t. */
 gpu_observer timing_observer(timing *t);
+
+/* Keep where each kernel's warps spend their cycles, per PC (timing_result.pc_cycles;
+ * off by default: it costs the replay a few instructions a record). */
+void timing_keep_pc_cycles(timing *t, bool on);
 
 /* Start a kernel (after gpu_kernel_begin succeeded: info is its placement). */
 void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info *info);

@@ -29,6 +29,8 @@ static const char explain_usage[] =
     "                         [--format table|csv|json] [-o FILE] [--allow-incomplete]\n"
     "       gpumemsim explain --config FILE TRACE --format html -o FILE.html [--source-dir DIR]\n"
     "                         [--max-lanes-views N] [the selections above]\n"
+    "       gpumemsim explain --config FILE TRACE --timing [--source-csv FILE] [--kernel REGEX]\n"
+    "                         [--launch N] [--format table|csv] [-o FILE]\n"
     "\n"
     "Show what each memory instruction of TRACE costs on the GPU that FILE describes, and why.\n"
     "\n"
@@ -41,6 +43,11 @@ static const char explain_usage[] =
     "one of --warp), lane by lane: address, 128-B line and 32-B sector (global, local);\n"
     "bank, bank entry, phase and wavefront (shared memory, and the L1 data stage of global\n"
     "loads); and why it costs what it costs.\n"
+    "\n"
+    "With --timing: where the warps wait, per SASS instruction: the share of the warps' cycles\n"
+    "the timing model spends with each instruction next to issue, beside the share of Nsight\n"
+    "Compute's warp state samples taken at it (the source view NAME.source.csv next to\n"
+    "NAME.trace, as captures leave it, or --source-csv FILE), and ncu's top stall reasons.\n"
     "\n"
     "  --config FILE       GPU config (configs/*.ini)\n"
     "  --kernel REGEX      only launches whose (demangled or mangled) name matches this\n"
@@ -59,6 +66,8 @@ static const char explain_usage[] =
     "                      components of the recorded file (else at the recorded path)\n"
     "  --max-lanes-views N html: draw the lanes of at most N memory instructions per launch\n"
     "                      (default 64, at most 1024; the others are listed)\n"
+    "  --timing            where the warps wait, per instruction (needs the config's [timing])\n"
+    "  --source-csv FILE   --timing: ncu's source view (ncu --page source --csv) to compare with\n"
     "  -o FILE             write to FILE instead of standard output\n"
     "  --allow-incomplete  read a trace whose capture did not complete (with a warning)\n";
 
@@ -157,6 +166,11 @@ static int parse_options(int argc, char **argv, options *o, bool *help)
                 return cmd_fail("explain: --max-lanes-views expects a number of instructions from 0 to %u%s%s",
                                 EXPLAIN_HTML_LANES_MAX, v ? ", got " : "", v ? v : "");
             have_max_lanes = true;
+        } else if (strcmp(a, "--timing") == 0) {
+            o->timing = true;
+        } else if (strcmp(a, "--source-csv") == 0) {
+            if (!(o->source_csv = option_value(argc, argv, &i)))
+                return cmd_fail("explain: --source-csv needs a file");
         } else if (strcmp(a, "-o") == 0) {
             if (!(o->out_path = option_value(argc, argv, &i)))
                 return cmd_fail("explain: -o needs a file");
@@ -183,6 +197,14 @@ static int parse_options(int argc, char **argv, options *o, bool *help)
                         "input (or --max-lanes-views 0)");
     if (o->lanes && !o->html && strcmp(o->trace, "-") == 0)
         return cmd_fail("explain: --lanes reads the trace twice: give a file, not standard input");
+    if (o->source_csv && !o->timing)
+        return cmd_fail("explain: --source-csv is an option of --timing");
+    if (o->timing && (o->html || o->fmt == REPORT_JSON))
+        return cmd_fail("explain: --timing writes a table or csv (--format table|csv)");
+    if (o->timing && (o->lanes || o->have_pc || o->have_line))
+        return cmd_fail("explain: --timing shows every instruction of the selected launches: drop %s",
+                        o->lanes ? "--lanes" : o->have_pc ? "--pc" : "--line");
+    o->replay.timing = o->replay.pc_cycles = o->timing;
     if (o->lanes && !o->have_pc && !o->have_line)
         return cmd_fail("explain: --lanes%s needs the instruction: --pc 0xPC or --line FILE:LINE",
                         o->have_warp ? " (implied by --warp)" : "");
@@ -229,6 +251,12 @@ static int collect(void *ctx, const replay_kernel_result *r, err_info *err)
         if (is_memory_pc(&r->pcs[i]))
             d->pcs[d->n_pcs++] = r->pcs[i];
     d->selected = xcalloc((size_t)d->n_pcs + 1u, sizeof *d->selected);
+    if (r->timing && r->timing->pc_cycles) {
+        d->n_pc_cycles = r->timing->n_pc_cycles;
+        d->pc_cycles = xmalloc(((size_t)d->n_pc_cycles + 1u) * sizeof *d->pc_cycles);
+        memcpy(d->pc_cycles, r->timing->pc_cycles, (size_t)d->n_pc_cycles * sizeof *d->pc_cycles);
+        d->cycles = r->timing->cycles;
+    }
     return 0;
 }
 
@@ -238,6 +266,7 @@ static void free_collected(collected *c)
         trace_kernel_free(&c->launches[i].k);
         free(c->launches[i].pcs);
         free(c->launches[i].selected);
+        free(c->launches[i].pc_cycles);
     }
     free(c->launches);
 }
@@ -363,6 +392,9 @@ int cmd_explain(int argc, char **argv)
     cfg_gpu cfg;
     if (cfg_load(o.config_path, &cfg, &err) != 0)
         return cmd_fail("%s", err.msg);
+    if (o.timing && !cfg.timing)
+        return cmd_fail("explain: --timing: %s has no [timing] section (the timing model's constants, docs/timing.md)",
+                        o.config_path);
     collected c = {.opt = &o};
     if (replay_trace(o.trace, &cfg, &o.replay, collect, &c, &err) != 0 || select_pcs(&c, &o, &err) != 0) {
         free_collected(&c);
@@ -374,7 +406,10 @@ int cmd_explain(int argc, char **argv)
         return cmd_fail("explain: cannot create %s", o.out_path);
     }
     rc = 0;
-    if (o.html) {
+    if (o.timing) {
+        if (explain_write_timing(out, &o, &cfg, &c, &err) != 0)
+            rc = cmd_fail("%s", err.msg);
+    } else if (o.html) {
         if (explain_write_html(out, &o, &cfg, &c, &err) != 0)
             rc = cmd_fail("%s", err.msg);
     } else if (o.lanes) {

@@ -47,6 +47,8 @@ typedef struct options {
     uint32_t launch, pc, line, cta, warp;
     const char *line_file; /* the FILE of --line FILE:LINE (points into argv) */
     char line_arg[512];
+    bool timing;            /* --timing: where the warps wait (explain_timing.c) */
+    const char *source_csv; /* --source-csv FILE: ncu's source view to set beside it */
 } options;
 
 typedef struct launch_data {
@@ -55,6 +57,9 @@ typedef struct launch_data {
     gpu_pc_stats *pcs;    /* the memory instructions, ascending PC */
     bool *selected;       /* [n_pcs]: chosen by --pc / --line (all without them) */
     uint32_t n_selected;
+    uint64_t *pc_cycles;  /* --timing: warp cycles per entry of k's PC table (timing_result.pc_cycles) */
+    uint32_t n_pc_cycles;
+    uint64_t cycles;      /* --timing: the launch's predicted cycles */
 } launch_data;
 
 typedef struct collected {
@@ -128,6 +133,9 @@ void ex_json_source_view(FILE *f, uint64_t execs, const stats *s);
 void ex_json_where(FILE *f, const launch_data *d, uint32_t pc);
 void ex_json_launch_head(FILE *f, const launch_data *d);
 void explain_write_source_view(FILE *f, const options *o, const cfg_gpu *cfg, const collected *c);
+
+/* ---- where the warps wait (explain_timing.c) ---- */
+int explain_write_timing(FILE *f, const options *o, const cfg_gpu *cfg, const collected *c, err_info *err);
 
 /* ---- one execution, lane by lane (explain_lanes.c) ---- */
 typedef struct found_exec {

@@ -120,6 +120,7 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
     timing *tm = NULL;
     if (opt && opt->timing) {
         tm = timing_create(cfg);
+        timing_keep_pc_cycles(tm, opt->pc_cycles);
         gpu_observer obs = timing_observer(tm);
         gpu_set_observer(g, &obs);
     }

@@ -31,6 +31,8 @@ typedef struct replay_options {
     bool allow_incomplete;     /* read traces marked incomplete (a warning is printed) */
     bool progress;             /* show progress on stderr when it is a terminal */
     bool timing;               /* also run the timing model (cfg->timing must be set) */
+    bool pc_cycles;            /* with timing: keep where the warps' cycles go, per PC
+                                * (timing_result.pc_cycles) */
 } replay_options;
 
 /* Check the options before any output (a bad --kernel regex): 0, or -1 with

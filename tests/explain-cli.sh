@@ -174,6 +174,32 @@ expect_error "no kernel launch matches --kernel 'nosuchkernel'" --config $H200 $
 expect_error "give --pc or --line, not both" --config $H200 $T --pc 0xd0 --line a.cu:1
 expect_error "--format expects table, csv, json or html, got xml" --config $H200 $T --format xml
 expect_error "--lanes reads the trace twice: give a file, not standard input" --config $H200 - --pc 0x10 --lanes
+expect_error "--timing shows every instruction of the selected launches: drop --pc" --config $H200 $T --timing --pc 0xd0
+expect_error "--timing writes a table or csv (--format table|csv)" --config $H200 $T --timing --format json
+expect_error "--source-csv is an option of --timing" --config $H200 $T --source-csv x.csv
+expect_error "--timing: configs/a100.ini has no [timing] section" --config configs/a100.ini $T --timing
+
+# ---- --timing: where the warps wait ----------------------------------------------
+# shares per instruction add up to 100 on each side (model, ncu's samples), the
+# agreement is a percentage, and the csv form has its header and one row per
+# instruction with cycles or samples
+R=traces/h200/reduce_interleaved.trace
+"$BIN" explain --config $H200 --timing $R > "$OUT/timing.txt"
+grep -q "^agreement: [0-9]*% " "$OUT/timing.txt" || fail "explain --timing: no agreement line"
+grep -q "from traces/h200/reduce_interleaved.source.csv (262 samples)" "$OUT/timing.txt" ||
+    fail "explain --timing: the source view next to the trace was not read"
+wide=$(awk 'length > 100' "$OUT/timing.txt" | head -1)
+[ -z "$wide" ] || fail "explain --timing: a line wider than 100 columns: $wide"
+"$BIN" explain --config $H200 --timing --format csv $R > "$OUT/timing.csv"
+head -1 "$OUT/timing.csv" | grep -qx "launch,kernel,pc,sass,line,model_warp_cycles,model_share_pct,ncu_samples,ncu_share_pct" ||
+    fail "explain --timing --format csv: header"
+awk -F, 'NR > 1 { m += $(NF-2); n += $NF } END { if (m < 99.9 || m > 100.1 || n < 99.9 || n > 100.1) { print "shares " m " and " n; exit 1 } }' \
+    "$OUT/timing.csv" > "$OUT/timing.sum" || fail "explain --timing --format csv: $(cat "$OUT/timing.sum")"
+# the same without a source view: model shares only
+cp traces/h200/reduce_interleaved.trace "$OUT/alone.trace"
+"$BIN" explain --config $H200 --timing "$OUT/alone.trace" > "$OUT/alone.txt"
+grep -q "no ncu source view next to the trace" "$OUT/alone.txt" || fail "explain --timing without a source view"
+! grep -q "^agreement" "$OUT/alone.txt" || fail "explain --timing without a source view: an agreement line"
 
 # ---- the tutorial's quoted output ----------------------------------------------
 run_doc check || fails=$((fails + 1))

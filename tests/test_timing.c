@@ -251,6 +251,43 @@ static uint64_t imad_chain(bool whole_sass)
     return rig_end(&r, &res);
 }
 
+/* Where the warp's cycles go (timing_keep_pc_cycles, `explain --timing`):
+ * to the instruction it waits to issue. In imad_chain's kernel the first
+ * load issues at 0 (1 cycle), the IMAD waits for its data until 689 and
+ * issues (689 cycles), the second load issues at 690 (1); keeping them
+ * changes no cycle. */
+START_TEST(the_warps_cycles_go_to_the_instruction_they_wait_at)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    timing_keep_pc_cycles(r.t, true);
+    rig_pc(&r, 0, "LDG.E R9, desc[UR4][R8.64]");
+    rig_pc(&r, 1, "IMAD.WIDE R10, R9, 0x4, R6");
+    rig_pc(&r, 2, "LDG.E R11, desc[UR4][R10.64]");
+    rig_pc(&r, 3, "EXIT");
+    rig_begin(&r);
+    uint64_t a = near_address(&c);
+    mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
+    mem(&r, 0, 0, 2, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
+    stats s;
+    gpu_kernel_end(r.g, &s);
+    timing_result res;
+    timing_kernel_end(r.t, &res);
+    ck_assert_ptr_nonnull(res.pc_cycles);
+    ck_assert_uint_eq(res.n_pc_cycles, 4);
+    ck_assert_uint_eq(res.pc_cycles[0], 1);
+    ck_assert_uint_eq(res.pc_cycles[1], 689);
+    ck_assert_uint_eq(res.pc_cycles[2], 1);
+    ck_assert_uint_eq(res.pc_cycles[3], 0);
+    uint64_t cycles = res.cycles;
+    gpu_destroy(r.g);
+    timing_destroy(r.t);
+    ck_assert_uint_eq(cycles, imad_chain(true));
+}
+END_TEST
+
 START_TEST(an_instruction_between_records_carries_a_dependency)
 {
     /* the first load is a DRAM miss whose data is back at 689 (the chain
@@ -892,6 +929,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, a_guarded_load_has_a_destination);
     tcase_add_test(tc, the_model_counts_the_instructions_it_issues);
     tcase_add_test(tc, a_warp_without_records_counts_its_way_to_the_exit);
+    tcase_add_test(tc, the_warps_cycles_go_to_the_instruction_they_wait_at);
     tcase_add_test(tc, an_instruction_between_records_carries_a_dependency);
     tcase_add_test(tc, small_ctas_spread_over_the_sub_partitions);
     tcase_add_test(tc, instructions_that_overflow_a_bin_issue_in_the_next);
