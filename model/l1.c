@@ -104,6 +104,17 @@ void l1_prefetch(l1 *c, uint64_t line)
     cache_prefetch(c->tags, set);
 }
 
+void l1_prefetch_lines(l1 *c, const coal_result *r)
+{
+    for (uint32_t i = 0; i < r->n_lines; i++) {
+        uint64_t line = r->lines[i].line;
+        uint32_t set = set_of(c, line), k = (uint32_t)line & (L1_HINT_SLOTS - 1u);
+        c->hint_line[k] = line;
+        c->hint_set[k] = set;
+        cache_prefetch_set(c->tags, set);
+    }
+}
+
 void l1_invalidate(l1 *c, const coal_result *r)
 {
     for (uint32_t i = 0; i < r->n_lines; i++) {

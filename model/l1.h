@@ -59,5 +59,7 @@ void l1_invalidate(l1 *c, const coal_result *r);
 /* A hint that line will be looked up soon (cache_prefetch); the line's set is
  * kept for that lookup. */
 void l1_prefetch(l1 *c, uint64_t line);
+/* l1_prefetch for every line of r, in one call (a coalesced record's). */
+void l1_prefetch_lines(l1 *c, const coal_result *r);
 
 #endif

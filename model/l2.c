@@ -144,6 +144,23 @@ void l2_prefetch_read(l2 *c, uint32_t part, uint64_t line)
         cache_prefetch(c->part[pl.home], pl.set);
 }
 
+void l2_prefetch_lines(l2 *c, uint32_t part, bool read, const coal_result *r)
+{
+    assert(part < c->partitions);
+    for (uint32_t i = 0; i < r->n_lines; i++) {
+        uint64_t line = r->lines[i].line;
+        l2_place pl = place_keep(c, line);
+        if (read) {
+            cache_prefetch_set(c->part[part], pl.set);
+            if (pl.home != part)
+                cache_prefetch_set(c->part[pl.home], pl.set);
+        } else {
+            for (uint32_t p = 0; p < c->partitions; p++)
+                cache_prefetch_set(c->part[p], pl.set);
+        }
+    }
+}
+
 uint64_t l2_count_lines(l2 *c, uint32_t part)
 {
     assert(part < c->partitions);

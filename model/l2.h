@@ -41,6 +41,7 @@
 
 #include "cache.h"
 #include "cfg.h"
+#include "coal.h"
 #include "stats.h"
 
 /* Where the L2 keeps a line (above): its home partition and its slice within
@@ -97,6 +98,9 @@ void l2_prefetch(l2 *c, uint64_t line);
 /* The same for a read from an SM of partition part: only the sets a read
  * touches, near and home (a write also drops the copies everywhere else). */
 void l2_prefetch_read(l2 *c, uint32_t part, uint64_t line);
+/* For every line of r in one call (a coalesced record's): l2_prefetch_read
+ * when read, else l2_prefetch. */
+void l2_prefetch_lines(l2 *c, uint32_t part, bool read, const coal_result *r);
 
 /* Lines held in partition part (walks the cache: for tests). */
 uint64_t l2_count_lines(l2 *c, uint32_t part);

@@ -5,7 +5,8 @@
  * validation with per-kernel limits against the full one,
  * smem_cost_affine against smem_cost_chunks, the shift-folded XOR set index
  * against a fold one group at a time, the LRU list against stamps and a
- * first-oldest scan, and a replay with read-ahead and
+ * first-oldest scan, records coalesced when announced (gpu_prepare) against
+ * records coalesced when simulated, and a replay with read-ahead and
  * prefetch hints against records fed to the model one by one. */
 #include <check.h>
 #include <stdio.h>
@@ -419,6 +420,146 @@ START_TEST(gpu_mem_strided_equals_gpu_mem)
             for (int i = 0; i < STAT_COUNT; i++)
                 ck_assert_uint_eq(pa[p].s.v[i], pb[p].s.v[i]);
         }
+        gpu_destroy(a);
+        gpu_destroy(b);
+    }
+}
+END_TEST
+
+/* gpu_prepare + gpu_mem_prepared (a global load or store coalesced when it is
+ * announced, its hints from its lines) against gpu_mem, record after record,
+ * on random records of every space, kind and size: whole and partial warps at
+ * strides (as the reader gives them, strided or not), gathers over a few
+ * lines and over many, records prepared up to 7 ahead in a ring of 8 slots,
+ * some never prepared, some of those simulated with another record's slot. */
+START_TEST(gpu_mem_prepared_equals_gpu_mem)
+{
+    static const char *const configs[] = {"configs/h200.ini", "configs/k20c.ini", "configs/a100.ini"};
+    for (size_t ci = 0; ci < sizeof configs / sizeof configs[0]; ci++) {
+        cfg_gpu cfg;
+        err_info err = {{0}};
+        ck_assert_msg(cfg_load(configs[ci], &cfg, &err) == 0, "%s", err.msg);
+        trace_kernel k;
+        trace_kernel_init(&k);
+        k.name = k.demangled = (char *)"k";
+        k.grid[0] = 64, k.grid[1] = k.grid[2] = 1;
+        k.block[0] = 256, k.block[1] = k.block[2] = 1;
+        gpu *a = gpu_create(&cfg), *b = gpu_create(&cfg);
+        enum { SLOTS = 8 };
+        gpu_prep *prep = gpu_prep_create(SLOTS);
+        static trace_event ring[SLOTS];
+        bool announced[SLOTS] = {false};
+        /* before the kernel: nothing announced, and the record later
+         * simulated from its lanes */
+        memset(&ring[0], 0, sizeof ring[0]);
+        ring[0].type = TRACE_EV_MEM;
+        ck_assert_uint_eq(gpu_prepare(a, &ring[0], prep, 0), 0);
+        ck_assert_msg(gpu_kernel_begin(a, &k, 0, &err) == 0, "%s", err.msg);
+        ck_assert_msg(gpu_kernel_begin(b, &k, 0, &err) == 0, "%s", err.msg);
+        uint64_t seed = 4242 + ci;
+        uint32_t head = 0, count = 0;
+        int prepared = 0, gathers = 0, strided = 0;
+        for (int rep = 0; rep < 60000; rep++) {
+            uint64_t x = next_rand(&seed), y = next_rand(&seed);
+            trace_event *ev = &ring[(head + count) % SLOTS];
+            memset(ev, 0, sizeof *ev);
+            ev->type = TRACE_EV_MEM;
+            trace_mem *m = &ev->mem;
+            m->cta = (uint32_t)(x % 64u);
+            m->warp = (uint32_t)((x >> 6) % 8u);
+            m->pc = (uint32_t)((x >> 9) % 16u) * 16u;
+            m->sm = TRACE_SM_UNKNOWN;
+            m->kind = (uint8_t)((x >> 13) % 4u);
+            if ((x >> 13) % 7u < 4u) /* mostly global */
+                m->space = TRACE_SPACE_GLOBAL;
+            else
+                m->space = (uint8_t)((x >> 15) % 3u);
+            if (m->space == TRACE_SPACE_LOCAL && m->kind >= TRACE_KIND_ATOM)
+                m->kind = TRACE_KIND_LD;
+            m->size_bytes = (uint8_t)(1u << ((x >> 17) % 5u));
+            m->cache_op = (uint8_t)((x >> 20) % 8u < 6u ? TRACE_CACHE_DEFAULT : (x >> 20) % 7u);
+            m->flags = (uint8_t)((x >> 23) % 16u == 0 ? TRACE_MEM_LDGSTS : 0u);
+            m->active_mask = (x >> 27) % 4u ? TRACE_FULL_MASK : (uint32_t)(y >> 32) | 1u;
+            uint64_t size = m->size_bytes, stride;
+            switch ((x >> 30) % 6u) {
+            case 0: stride = size; break;
+            case 1: stride = 0; break;
+            case 2: stride = size << ((x >> 33) % 8u); break;
+            case 3: stride = size * (3u + (x >> 33) % 5u); break;
+            case 4: stride = 0 - size * (1u + (x >> 33) % 4u); break;
+            default: stride = size * 4096u; break;
+            }
+            uint64_t base = m->space == TRACE_SPACE_GLOBAL ? 0x7f0000000000ull + (y % (1u << 20)) * 16u
+                                                           : 0x10000u + (y % 4096u) * 16u;
+            base &= ~(size - 1u);
+            bool gather = m->space == TRACE_SPACE_GLOBAL && (x >> 36) % 3u == 0;
+            uint64_t z = y;
+            for (int l = 0; l < TRACE_WARP_LANES; l++) {
+                uint64_t at = base + stride * (uint64_t)l;
+                if (gather) { /* over 8 lines, or over 64 MiB */
+                    z = next_rand(&seed);
+                    at = (x >> 38) % 2u ? base + (z % 1024u) * size : 0x7e0000000000ull + (z % (1u << 26));
+                    at &= ~(size - 1u);
+                }
+                m->addr[l] = (m->active_mask >> l & 1u) ? at : 0;
+            }
+            ev->mem_strided = !gather && (x >> 39) % 4u != 0;
+            ev->mem_base = base;
+            ev->mem_stride = stride;
+            if (trace_mem_validate(&k, m, &err) != 0)
+                continue;
+            gathers += gather;
+            strided += ev->mem_strided;
+            /* announce it (most of the time), in its own slot */
+            announced[(head + count) % SLOTS] = (x >> 41) % 8u != 0;
+            if (announced[(head + count) % SLOTS]) {
+                gpu_prepare(a, ev, prep, (head + count) % SLOTS);
+                prepared++;
+            }
+            count++;
+            /* simulate the oldest when the ring is full, or sometimes sooner */
+            while (count == SLOTS || (count > 0 && (x >> 44) % 3u == 0)) {
+                const trace_event *old = &ring[head];
+                /* a record not announced, now and then given the next
+                 * slot: simulated from its lanes, and that slot's record
+                 * too (gpu_mem_prepared freed the slot) */
+                uint32_t slot = !announced[head] && (x >> 47) % 4u == 0 ? (head + 1u) % SLOTS : head;
+                gpu_mem_prepared(a, old, prep, slot);
+                if (old->mem_strided)
+                    gpu_mem_strided(b, &old->mem, old->mem_base, old->mem_stride);
+                else
+                    gpu_mem(b, &old->mem);
+                head = (head + 1u) % SLOTS;
+                count--;
+                x >>= 1;
+            }
+        }
+        while (count > 0) {
+            gpu_mem_prepared(a, &ring[head], prep, head);
+            gpu_mem(b, &ring[head].mem);
+            head = (head + 1u) % SLOTS;
+            count--;
+        }
+        ck_assert_int_gt(prepared, 20000);
+        ck_assert_int_gt(gathers, 5000);
+        ck_assert_int_gt(strided, 10000);
+        stats sa, sb;
+        gpu_kernel_end(a, &sa);
+        gpu_kernel_end(b, &sb);
+        for (int i = 0; i < STAT_COUNT; i++)
+            ck_assert_msg(sa.v[i] == sb.v[i], "%s: %s %llu, expected %llu", configs[ci],
+                          stat_name((stat_id)i), (unsigned long long)sa.v[i],
+                          (unsigned long long)sb.v[i]);
+        uint32_t na, nb;
+        const gpu_pc_stats *pa = gpu_pc_breakdown(a, &na), *pb = gpu_pc_breakdown(b, &nb);
+        ck_assert_uint_eq(na, nb);
+        for (uint32_t p = 0; p < na; p++) {
+            ck_assert_uint_eq(pa[p].pc, pb[p].pc);
+            ck_assert_uint_eq(pa[p].executions, pb[p].executions);
+            for (int i = 0; i < STAT_COUNT; i++)
+                ck_assert_uint_eq(pa[p].s.v[i], pb[p].s.v[i]);
+        }
+        gpu_prep_destroy(prep);
         gpu_destroy(a);
         gpu_destroy(b);
     }
@@ -1148,6 +1289,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, validate_strided_equals_validate);
     tcase_add_test(tc, expand_stride_avx2_equals_baseline);
     tcase_add_test(tc, gpu_mem_strided_equals_gpu_mem);
+    tcase_add_test(tc, gpu_mem_prepared_equals_gpu_mem);
     tcase_add_test(tc, l2_hints_change_no_count);
     tcase_add_test(tc, read_ahead_changes_no_count);
     tcase_add_test(tc, observer_sees_each_prefetch);
