@@ -83,13 +83,20 @@ typedef struct global_coal {
     uint64_t stride;  /* affine: the stride in bytes */
     uint64_t bytes;   /* distinct bytes the active lanes touch */
     uint8_t line_of[TRACE_WARP_LANES]; /* !affine: each active lane's line in res */
+    /* when announced (gpu_prepare), each line's L1 set, and for a load its
+     * L2 place, as the hints computed them; else NULL */
+    const uint32_t *l1_sets;
+    const l2_place *l2_places;
     coal_result res;
 } global_coal;
 
-/* gpu_prepare's slots (gpu.h). */
+/* gpu_prepare's slots (gpu.h). A global load or store touches at most a
+ * line per lane: a lane's bytes lie in one sector. */
 typedef struct prep_slot {
     const trace_mem *m; /* the record coalesced in gc; NULL: none */
     global_coal gc;
+    uint32_t l1_set[TRACE_WARP_LANES];
+    l2_place l2_place[TRACE_WARP_LANES];
 } prep_slot;
 struct gpu_prep {
     uint32_t n;
@@ -671,6 +678,25 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
     s->v[STAT_L1_M_WRITE_SECTORS] += cache_popcount(ln->sector_mask);
 }
 
+/* load_lines' L2 reads with an observer: each request's outcome kept
+ * (places: as the hints computed them, or NULL) */
+static void load_lines_observed(gpu *g, const coal_result *res, const l2_place *places, uint32_t sm,
+                                stats *s)
+{
+    uint32_t part = g->sm_partition[sm];
+    for (uint32_t i = 0; i < res->n_lines; i++) {
+        if (!g->miss_mask[i])
+            continue;
+        obs_snap before;
+        obs_take(s, &before);
+        if (places)
+            l2_read_at(g->l2, part, res->lines[i].line, places[i], g->miss_mask[i], s);
+        else
+            l2_read(g->l2, part, res->lines[i].line, g->miss_mask[i], s);
+        obs_keep(g, s, &before, GPU_L2_READ, res->lines[i].line, g->miss_mask[i]);
+    }
+}
+
 /* Look the coalesced lines up in L1 and read what missed from L2. Returns
  * the missing sectors; *hits gets the hitting ones. */
 static uint32_t load_lines(gpu *g, const coal_result *res, uint32_t sm, l1_load_mode mode,
@@ -684,17 +710,25 @@ static uint32_t load_lines(gpu *g, const coal_result *res, uint32_t sm, l1_load_
             if (g->miss_mask[i])
                 l2_read(g->l2, part, res->lines[i].line, g->miss_mask[i], s);
     } else if (misses) {
-        uint32_t part = g->sm_partition[sm];
-        for (uint32_t i = 0; i < res->n_lines; i++) {
-            if (!g->miss_mask[i])
-                continue;
-            obs_snap before = {0, 0, 0};
-            if (g->observing)
-                obs_take(s, &before);
-            l2_read(g->l2, part, res->lines[i].line, g->miss_mask[i], s);
-            if (g->observing)
-                obs_keep(g, s, &before, GPU_L2_READ, res->lines[i].line, g->miss_mask[i]);
-        }
+        load_lines_observed(g, res, NULL, sm, s);
+    }
+    return misses;
+}
+
+/* load_lines for lines whose L1 sets and L2 places the hints computed */
+static uint32_t load_lines_at(gpu *g, const global_coal *gc, uint32_t sm, l1_load_mode mode,
+                              uint32_t *hits, stats *s)
+{
+    const coal_result *res = &gc->res;
+    uint32_t misses;
+    l1_load_sets(g->l1[sm], res, gc->l1_sets, mode, g->miss_mask, hits, &misses);
+    if (misses && !g->observing) {
+        const uint32_t part = g->sm_partition[sm], n = res->n_lines;
+        for (uint32_t i = 0; i < n; i++)
+            if (g->miss_mask[i])
+                l2_read_at(g->l2, part, res->lines[i].line, gc->l2_places[i], g->miss_mask[i], s);
+    } else if (misses) {
+        load_lines_observed(g, res, gc->l2_places, sm, s);
     }
     return misses;
 }
@@ -814,6 +848,8 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
     const global_coal *gc = pre;
     if (!gc) {
         coalesce_global(g, m, form, &g->gc);
+        g->gc.l1_sets = NULL;
+        g->gc.l2_places = NULL;
         gc = &g->gc;
     }
     const coal_result *res = &gc->res;
@@ -828,7 +864,10 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
         s->v[STAT_SASS_BYTES_GLOBAL_ST] += bytes;
         s->v[STAT_L1_REQ_GLOBAL_ST]++;
         s->v[STAT_L1_SECT_GLOBAL_ST] += sectors;
-        l1_store(g->l1[sm], res, g->cfg.l1_stores, &hits, &misses);
+        if (gc->l1_sets)
+            l1_store_sets(g->l1[sm], res, gc->l1_sets, g->cfg.l1_stores, &hits, &misses);
+        else
+            l1_store(g->l1[sm], res, g->cfg.l1_stores, &hits, &misses);
         s->v[STAT_L1_SECT_GLOBAL_ST_HIT] += hits;
         s->v[STAT_L1_SECT_GLOBAL_ST_MISS] += misses;
         wcomb_store(g->wc, m->cta, m->warp, sm, g->last_idx, res);
@@ -852,7 +891,8 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
     s->v[STAT_L1_SET_ACCESSES_GLOBAL_LD] += lines;
     s->v[STAT_L1_SET_CONFLICTS_GLOBAL_LD] += tag_wf - 1u;
 
-    uint32_t misses = load_lines(g, res, sm, mode, &hits, s);
+    uint32_t misses = gc->l1_sets ? load_lines_at(g, gc, sm, mode, &hits, s)
+                                  : load_lines(g, res, sm, mode, &hits, s);
     s->v[STAT_L1_SECT_GLOBAL_LD_HIT] += hits;
     s->v[STAT_L1_SECT_GLOBAL_LD_MISS] += misses;
     s->v[STAT_L1_M_READ_SECTORS] += misses;
@@ -1055,24 +1095,28 @@ uint32_t gpu_prepare(const gpu *g, const trace_event *ev, gpu_prep *p, uint32_t 
                              ev->mem_strided ? ev->mem_stride : 0};
     coalesce_global(g, m, &form, &ps->gc);
     ps->m = m;
+    ps->gc.l1_sets = ps->l1_set;
+    ps->gc.l2_places = ps->l2_place;
     /* the lines it will touch, each once: a load reads L2 near and at home;
-     * a store also drops copies everywhere */
+     * a store also drops copies everywhere (and its sets are kept in the
+     * L2's memo: store combining sends it later) */
     uint32_t sm = sm_of(g, m->cta, m->sm), part = g->sm_partition[sm];
     const coal_result *res = &ps->gc.res;
+    assert(res->n_lines <= TRACE_WARP_LANES);
     bool read = m->kind == TRACE_KIND_LD;
     if (res->n_lines == 1) {
         /* a coalesced warp, the commonest: one line, without the loops'
          * set-up (their invariants hoisted, for the many lines of a gather) */
         uint64_t line = res->lines[0].line;
-        l1_prefetch(g->l1[sm], line);
+        ps->l1_set[0] = l1_prefetch_set(g->l1[sm], line);
         if (read)
-            l2_prefetch_read(g->l2, part, line);
+            ps->l2_place[0] = l2_prefetch_place(g->l2, part, line);
         else
             l2_prefetch(g->l2, line);
         return 1;
     }
-    l1_prefetch_lines(g->l1[sm], res);
-    l2_prefetch_lines(g->l2, part, read, res);
+    l1_prefetch_lines(g->l1[sm], res, ps->l1_set);
+    l2_prefetch_lines(g->l2, part, read, res, ps->l2_place);
     return res->n_lines;
 }
 

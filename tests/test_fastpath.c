@@ -426,15 +426,55 @@ START_TEST(gpu_mem_strided_equals_gpu_mem)
 }
 END_TEST
 
+/* An observer that folds every event it sees into a checksum. */
+typedef struct event_sum {
+    uint64_t sum, records, requests;
+} event_sum;
+
+static void sum_mix(event_sum *e, uint64_t v)
+{
+    e->sum = (e->sum ^ v) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+}
+
+static void sum_req(event_sum *e, const gpu_l2_req *r)
+{
+    e->requests++;
+    sum_mix(e, r->line);
+    sum_mix(e, ((uint64_t)r->sector_mask << 32) | r->sectors);
+    sum_mix(e, ((uint64_t)r->hit_sectors << 32) | r->dram_sectors);
+    sum_mix(e, (uint64_t)r->op << 1 | r->far);
+}
+
+static void sum_record(void *ctx, const gpu_event *ev)
+{
+    event_sum *e = ctx;
+    e->records++;
+    sum_mix(e, ((uint64_t)ev->sm << 40) | ((uint64_t)ev->tag_wavefronts << 20) | ev->data_wavefronts);
+    for (uint32_t i = 0; i < ev->n_l2; i++)
+        sum_req(e, &ev->l2[i]);
+    if (ev->lines)
+        for (uint32_t i = 0; i < ev->lines->n_lines; i++)
+            sum_mix(e, ev->lines->lines[i].line ^ ((uint64_t)ev->lines->lines[i].sector_mask << 60));
+}
+
+static void sum_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
+{
+    event_sum *e = ctx;
+    sum_mix(e, sm);
+    sum_req(e, r);
+}
+
 /* gpu_prepare + gpu_mem_prepared (a global load or store coalesced when it is
  * announced, its hints from its lines) against gpu_mem, record after record,
  * on random records of every space, kind and size: whole and partial warps at
  * strides (as the reader gives them, strided or not), gathers over a few
  * lines and over many, records prepared up to 7 ahead in a ring of 8 slots,
- * some never prepared, some of those simulated with another record's slot. */
+ * some never prepared, some of those simulated with another record's slot;
+ * on h200 once more with observers, which must see the same events. */
 START_TEST(gpu_mem_prepared_equals_gpu_mem)
 {
-    static const char *const configs[] = {"configs/h200.ini", "configs/k20c.ini", "configs/a100.ini"};
+    static const char *const configs[] = {"configs/h200.ini", "configs/k20c.ini", "configs/a100.ini",
+                                          "configs/h200.ini"};
     for (size_t ci = 0; ci < sizeof configs / sizeof configs[0]; ci++) {
         cfg_gpu cfg;
         err_info err = {{0}};
@@ -445,6 +485,15 @@ START_TEST(gpu_mem_prepared_equals_gpu_mem)
         k.grid[0] = 64, k.grid[1] = k.grid[2] = 1;
         k.block[0] = 256, k.block[1] = k.block[2] = 1;
         gpu *a = gpu_create(&cfg), *b = gpu_create(&cfg);
+        /* the last pass with observers (the timing layer's view): the same events */
+        bool observed = ci == 3;
+        event_sum ea = {0, 0, 0}, eb = {0, 0, 0};
+        if (observed) {
+            gpu_observer oa = {.record = sum_record, .store_line = sum_store_line, .ctx = &ea};
+            gpu_observer ob = {.record = sum_record, .store_line = sum_store_line, .ctx = &eb};
+            gpu_set_observer(a, &oa);
+            gpu_set_observer(b, &ob);
+        }
         enum { SLOTS = 8 };
         gpu_prep *prep = gpu_prep_create(SLOTS);
         static trace_event ring[SLOTS];
@@ -550,6 +599,13 @@ START_TEST(gpu_mem_prepared_equals_gpu_mem)
             ck_assert_msg(sa.v[i] == sb.v[i], "%s: %s %llu, expected %llu", configs[ci],
                           stat_name((stat_id)i), (unsigned long long)sa.v[i],
                           (unsigned long long)sb.v[i]);
+        if (observed) {
+            ck_assert_uint_gt(eb.records, 20000);
+            ck_assert_uint_gt(eb.requests, 100000);
+            ck_assert_uint_eq(ea.records, eb.records);
+            ck_assert_uint_eq(ea.requests, eb.requests);
+            ck_assert_msg(ea.sum == eb.sum, "observed events differ");
+        }
         uint32_t na, nb;
         const gpu_pc_stats *pa = gpu_pc_breakdown(a, &na), *pb = gpu_pc_breakdown(b, &nb);
         ck_assert_uint_eq(na, nb);
