@@ -819,15 +819,20 @@ static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
 }
 
 /* Coalesce a global load or store (not an atomic) into *out. Inline in its
- * two callers: a call cost more than the closed form of a coalesced warp. */
-__attribute__((always_inline)) static inline void coalesce_global(const gpu *g, const trace_mem *m,
+ * two callers: a call cost more than the closed form of a coalesced warp.
+ * Returns false, having done nothing, when it needs the lanes and they are
+ * not written yet (lanes_pending: trace_event.mem_lanes_pending). */
+__attribute__((always_inline)) static inline bool coalesce_global(const gpu *g, const trace_mem *m,
                                                                   const lanes_form *form,
+                                                                  bool lanes_pending,
                                                                   global_coal *out)
 {
     /* lanes at a fixed stride: closed forms; the per-lane walk only when needed */
     uint64_t stride = 0;
     bool affine = lanes_affine(m, form, &stride) &&
                   coal_affine(&g->geom, m->addr[0], stride, m->size_bytes, TRACE_WARP_LANES, &out->res);
+    if (!affine && lanes_pending)
+        return false;
     out->affine = affine;
     out->stride = stride;
     /* lanes at stride >= size touch distinct bytes; at stride 0 the same ones */
@@ -835,11 +840,14 @@ __attribute__((always_inline)) static inline void coalesce_global(const gpu *g, 
                                            out->line_of)
                  : stride == 0 ? m->size_bytes
                                : (uint64_t)TRACE_WARP_LANES * m->size_bytes;
+    return true;
 }
 
-/* pre: the record's coalescing when gpu_prepare did it, else NULL */
+/* pre: the record's coalescing when gpu_prepare did it, else NULL; lazy:
+ * the record when its lanes are not written yet (pre's coalescing needed
+ * none), else NULL */
 static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre,
-                      uint32_t sm, stats *s)
+                      trace_event *lazy, uint32_t sm, stats *s)
 {
     if (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED) {
         do_global_atomic(g, m, sm, s);
@@ -847,7 +855,7 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
     }
     const global_coal *gc = pre;
     if (!gc) {
-        coalesce_global(g, m, form, &g->gc);
+        coalesce_global(g, m, form, false, &g->gc);
         g->gc.l1_sets = NULL;
         g->gc.l2_places = NULL;
         gc = &g->gc;
@@ -903,8 +911,11 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
     smem_cost c;
     if (affine ? !smem_cost_affine(&g->banks, m->addr[0], stride, m->size_bytes, lpp, &c)
                : !smem_cost_lanes(&g->banks, m->addr, m->active_mask, m->size_bytes, gc->line_of,
-                                  lines, g->geom.line_shift, lpp, &c))
+                                  lines, g->geom.line_shift, lpp, &c)) {
+        if (lazy)
+            trace_event_fill_lanes(lazy); /* no closed form: the lanes after all */
         c = smem_cost_chunks(&g->banks, g->chunks, lane_chunks(g, m), lpp, false);
+    }
     uint32_t ideal = c.ideal;
     if (misses && tag_wf > ideal)
         ideal = tag_wf;
@@ -946,7 +957,8 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     }
 }
 
-static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre)
+static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre,
+                       trace_event *lazy)
 {
     assert(g->in_kernel);
     assert(m->kind < TRACE_KIND_COUNT && m->space < TRACE_SPACE_COUNT && m->active_mask);
@@ -969,7 +981,7 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form, const
         do_shared(g, m, form, pc_flags, s);
         break;
     case TRACE_SPACE_GLOBAL:
-        do_global(g, m, form, pre, sm, s);
+        do_global(g, m, form, pre, lazy, sm, s);
         break;
     case TRACE_SPACE_LOCAL:
         do_local(g, m, sm, s);
@@ -994,7 +1006,7 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form, const
 void gpu_mem(gpu *g, const trace_mem *m)
 {
     const lanes_form unknown = {-1, 0};
-    mem_record(g, m, &unknown, NULL);
+    mem_record(g, m, &unknown, NULL, NULL);
 }
 
 void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride)
@@ -1003,7 +1015,7 @@ void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride)
     assert(m->active_mask != TRACE_FULL_MASK || m->addr[0] == base);
     (void)base;
     const lanes_form known = {m->active_mask == TRACE_FULL_MASK, stride};
-    mem_record(g, m, &known, NULL);
+    mem_record(g, m, &known, NULL, NULL);
 }
 
 uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
@@ -1079,21 +1091,29 @@ static inline lanes_form form_of(const trace_event *ev)
     return (lanes_form){ev->mem.active_mask == TRACE_FULL_MASK, ev->mem_stride};
 }
 
-uint32_t gpu_prepare(const gpu *g, const trace_event *ev, gpu_prep *p, uint32_t slot)
+uint32_t gpu_prepare(const gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot)
 {
     assert(slot < p->n && ev->type == TRACE_EV_MEM);
     prep_slot *ps = &p->slot[slot];
     const trace_mem *m = &ev->mem;
     ps->m = NULL;
-    if (!g->in_kernel || m->space != TRACE_SPACE_GLOBAL || m->active_mask == 0 ||
-        (m->kind != TRACE_KIND_LD && m->kind != TRACE_KIND_ST))
-        return gpu_prefetch(g, m); /* shared, local and atomics: as announced one by one */
+    bool global_ldst = g->in_kernel && m->space == TRACE_SPACE_GLOBAL && m->active_mask != 0 &&
+                       (m->kind == TRACE_KIND_LD || m->kind == TRACE_KIND_ST);
+    /* shared, local and atomics (as announced one by one), and every record
+     * an observer sees: from the lanes */
+    if (!global_ldst || g->observing)
+        trace_event_fill_lanes(ev);
+    if (!global_ldst)
+        return gpu_prefetch(g, m);
     if (g->observing && g->obs.prefetch)
         g->obs.prefetch(g->obs.ctx, m);
     wcomb_prefetch(g->wc, m->cta, m->warp);
     const lanes_form form = {ev->mem_strided ? m->active_mask == TRACE_FULL_MASK : -1,
                              ev->mem_strided ? ev->mem_stride : 0};
-    coalesce_global(g, m, &form, &ps->gc);
+    if (!coalesce_global(g, m, &form, ev->mem_lanes_pending, &ps->gc)) {
+        trace_event_fill_lanes(ev); /* no closed form: the lanes after all */
+        coalesce_global(g, m, &form, false, &ps->gc);
+    }
     ps->m = m;
     ps->gc.l1_sets = ps->l1_set;
     ps->gc.l2_places = ps->l2_place;
@@ -1120,17 +1140,18 @@ uint32_t gpu_prepare(const gpu *g, const trace_event *ev, gpu_prep *p, uint32_t 
     return res->n_lines;
 }
 
-void gpu_mem_prepared(gpu *g, const trace_event *ev, gpu_prep *p, uint32_t slot)
+void gpu_mem_prepared(gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot)
 {
     assert(slot < p->n && ev->type == TRACE_EV_MEM);
     prep_slot *ps = &p->slot[slot];
     if (ps->m == &ev->mem) {
         /* coalesced already; the form is for paths that gpu_prepare leaves alone */
         const lanes_form unused = {-1, 0};
-        mem_record(g, &ev->mem, &unused, &ps->gc);
+        mem_record(g, &ev->mem, &unused, &ps->gc, ev->mem_lanes_pending ? ev : NULL);
     } else {
+        trace_event_fill_lanes(ev);
         const lanes_form form = form_of(ev);
-        mem_record(g, &ev->mem, &form, NULL);
+        mem_record(g, &ev->mem, &form, NULL, NULL);
     }
     ps->m = NULL; /* used once: the slot's next record needs a gpu_prepare of its own */
 }

@@ -76,9 +76,10 @@ void gpu_barrier(gpu *g, const trace_barrier *b);
  * of the record and the line geometry) into slot `slot` of p, so that its
  * hints name exactly the lines it touches and gpu_mem_prepared does not
  * coalesce it again. ev is a memory record as the reader gives it
- * (validated; mem_strided as trace_event says), and must stay unchanged in
- * place until gpu_mem_prepared(g, ev, p, slot), with the same slot,
- * simulates it: that does what gpu_mem_strided or gpu_mem would (every
+ * (validated; mem_strided and mem_lanes_pending as trace_event says: the
+ * two fill the lanes, trace_event_fill_lanes, only where a path needs
+ * them), and must stay unchanged in place until
+ * gpu_mem_prepared(g, ev, p, slot), with the same slot, simulates it: that does what gpu_mem_strided or gpu_mem would (every
  * count the same) and frees the slot. gpu_mem_prepared of a record that
  * the slot does not hold (never announced, or the slot freed since)
  * simulates it from its lanes. A replay keeps one slot per record it
@@ -86,8 +87,8 @@ void gpu_barrier(gpu *g, const trace_barrier *b);
 typedef struct gpu_prep gpu_prep;
 gpu_prep *gpu_prep_create(uint32_t slots);
 void gpu_prep_destroy(gpu_prep *p);
-uint32_t gpu_prepare(const gpu *g, const trace_event *ev, gpu_prep *p, uint32_t slot);
-void gpu_mem_prepared(gpu *g, const trace_event *ev, gpu_prep *p, uint32_t slot);
+uint32_t gpu_prepare(const gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot);
+void gpu_mem_prepared(gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot);
 
 
 /* What a record's PC's SASS (the trace's PC table) adds to its instruction

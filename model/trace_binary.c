@@ -770,9 +770,11 @@ dec_mem_checked(trace_reader *r, cursor *c, trace_event *ev, err_info *err)
         ev->mem_strided = true;
         ev->mem_base = base;
         ev->mem_stride = trace_unzigzag(zs);
+        ev->mem_lanes_pending = false;
         trace_mem_expand_stride(m, base, ev->mem_stride);
     } else {
         ev->mem_strided = false;
+        ev->mem_lanes_pending = false;
         uint64_t prev = pd.base;
         uint32_t mask = m->active_mask;
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
@@ -856,14 +858,18 @@ static inline int dec_mem(trace_reader *r, cursor *c, trace_event *ev, err_info 
         ev->mem_strided = true;
         ev->mem_base = base;
         ev->mem_stride = trace_unzigzag(zs);
+        ev->mem_lanes_pending = mask == TRACE_FULL_MASK && r->opt.lazy_lanes;
+        if (ev->mem_lanes_pending)
+            m->addr[0] = base; /* the rest when asked (trace_event_fill_lanes) */
 #if TRACE_AVX2_BUILDS
-        if (mask == TRACE_FULL_MASK && r->bin->avx2)
+        else if (mask == TRACE_FULL_MASK && r->bin->avx2)
             trace_mem_expand_stride_full_avx2(m->addr, base, ev->mem_stride);
-        else
 #endif
+        else
             trace_mem_expand_stride(m, base, ev->mem_stride);
     } else {
         ev->mem_strided = false;
+        ev->mem_lanes_pending = false;
         uint64_t prev = pd.base, z;
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
             if (!(mask >> l & 1u)) {

@@ -105,7 +105,8 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
             return -1;
         }
     }
-    trace_reader_options ropt = {.allow_incomplete = opt && opt->allow_incomplete};
+    /* lazy lanes: the model writes a strided warp's 32 lanes only where it needs them */
+    trace_reader_options ropt = {.allow_incomplete = opt && opt->allow_incomplete, .lazy_lanes = true};
     trace_reader *r = trace_reader_open(path, &ropt, err);
     if (!r) {
         if (have_re)
@@ -131,7 +132,7 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
     /* ring[head .. head + count) are read and not yet simulated; filling stops
      * after a record that is neither a memory record nor a barrier */
     _Static_assert((READ_AHEAD & (READ_AHEAD - 1u)) == 0, "READ_AHEAD is a power of two");
-    trace_event *ring = xmalloc(READ_AHEAD * sizeof *ring);
+    trace_event *ring = xcalloc(READ_AHEAD, sizeof *ring);
     gpu_prep *prep = gpu_prep_create(READ_AHEAD); /* ring[i]'s early work is in slot i */
     uint32_t lines[READ_AHEAD];   /* lines each record in the ring announced */
     uint32_t head = 0, count = 0, ahead_lines = 0;
@@ -158,7 +159,7 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
          * memory records and barriers, whose simulation no one would see */
         if (rc != 0 || count == 0)
             break;
-        const trace_event *ev = &ring[head];
+        trace_event *ev = &ring[head];
         const uint32_t at = head;
         ahead_lines -= lines[head];
         head = (head + 1u) & (READ_AHEAD - 1u);

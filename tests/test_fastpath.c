@@ -6,7 +6,8 @@
  * smem_cost_affine against smem_cost_chunks, the shift-folded XOR set index
  * against a fold one group at a time, the LRU list against stamps and a
  * first-oldest scan, records coalesced when announced (gpu_prepare) against
- * records coalesced when simulated, and a replay with read-ahead and
+ * records coalesced when simulated, lazy lanes filled against lanes read,
+ * and a replay with read-ahead and
  * prefetch hints against records fed to the model one by one. */
 #include <check.h>
 #include <stdio.h>
@@ -469,8 +470,10 @@ static void sum_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
  * on random records of every space, kind and size: whole and partial warps at
  * strides (as the reader gives them, strided or not), gathers over a few
  * lines and over many, records prepared up to 7 ahead in a ring of 8 slots,
- * some never prepared, some of those simulated with another record's slot;
- * on h200 once more with observers, which must see the same events. */
+ * some never prepared, some of those simulated with another record's slot,
+ * whole strided warps with their lanes pending (a lazy reader's, garbage
+ * past lane 0: every path that reads lanes must fill them first); on h200
+ * once more with observers, which must see the same events. */
 START_TEST(gpu_mem_prepared_equals_gpu_mem)
 {
     static const char *const configs[] = {"configs/h200.ini", "configs/k20c.ini", "configs/a100.ini",
@@ -497,6 +500,7 @@ START_TEST(gpu_mem_prepared_equals_gpu_mem)
         enum { SLOTS = 8 };
         gpu_prep *prep = gpu_prep_create(SLOTS);
         static trace_event ring[SLOTS];
+        static trace_mem whole[SLOTS]; /* each record with its lanes, for b */
         bool announced[SLOTS] = {false};
         /* before the kernel: nothing announced, and the record later
          * simulated from its lanes */
@@ -507,7 +511,7 @@ START_TEST(gpu_mem_prepared_equals_gpu_mem)
         ck_assert_msg(gpu_kernel_begin(b, &k, 0, &err) == 0, "%s", err.msg);
         uint64_t seed = 4242 + ci;
         uint32_t head = 0, count = 0;
-        int prepared = 0, gathers = 0, strided = 0;
+        int prepared = 0, gathers = 0, strided = 0, pending = 0;
         for (int rep = 0; rep < 60000; rep++) {
             uint64_t x = next_rand(&seed), y = next_rand(&seed);
             trace_event *ev = &ring[(head + count) % SLOTS];
@@ -557,6 +561,16 @@ START_TEST(gpu_mem_prepared_equals_gpu_mem)
             ev->mem_stride = stride;
             if (trace_mem_validate(&k, m, &err) != 0)
                 continue;
+            whole[(head + count) % SLOTS] = *m;
+            /* a lazy reader's whole strided warp: lane 0 alone, the rest
+             * garbage until trace_event_fill_lanes (in one bank, on lines
+             * of their own: a path that reads them counts differently) */
+            if (ev->mem_strided && m->active_mask == TRACE_FULL_MASK && (x >> 50) % 2u) {
+                ev->mem_lanes_pending = true;
+                for (int l = 1; l < TRACE_WARP_LANES; l++)
+                    m->addr[l] = base + (uint64_t)l * 8192u + 4096u;
+                pending++;
+            }
             gathers += gather;
             strided += ev->mem_strided;
             /* announce it (most of the time), in its own slot */
@@ -568,16 +582,16 @@ START_TEST(gpu_mem_prepared_equals_gpu_mem)
             count++;
             /* simulate the oldest when the ring is full, or sometimes sooner */
             while (count == SLOTS || (count > 0 && (x >> 44) % 3u == 0)) {
-                const trace_event *old = &ring[head];
+                trace_event *old = &ring[head];
                 /* a record not announced, now and then given the next
                  * slot: simulated from its lanes, and that slot's record
                  * too (gpu_mem_prepared freed the slot) */
                 uint32_t slot = !announced[head] && (x >> 47) % 4u == 0 ? (head + 1u) % SLOTS : head;
                 gpu_mem_prepared(a, old, prep, slot);
                 if (old->mem_strided)
-                    gpu_mem_strided(b, &old->mem, old->mem_base, old->mem_stride);
+                    gpu_mem_strided(b, &whole[head], old->mem_base, old->mem_stride);
                 else
-                    gpu_mem(b, &old->mem);
+                    gpu_mem(b, &whole[head]);
                 head = (head + 1u) % SLOTS;
                 count--;
                 x >>= 1;
@@ -585,13 +599,14 @@ START_TEST(gpu_mem_prepared_equals_gpu_mem)
         }
         while (count > 0) {
             gpu_mem_prepared(a, &ring[head], prep, head);
-            gpu_mem(b, &ring[head].mem);
+            gpu_mem(b, &whole[head]);
             head = (head + 1u) % SLOTS;
             count--;
         }
         ck_assert_int_gt(prepared, 20000);
         ck_assert_int_gt(gathers, 5000);
         ck_assert_int_gt(strided, 10000);
+        ck_assert_int_gt(pending, 5000);
         stats sa, sb;
         gpu_kernel_end(a, &sa);
         gpu_kernel_end(b, &sb);
@@ -1259,6 +1274,55 @@ START_TEST(read_ahead_changes_no_count)
 }
 END_TEST
 
+/* A reader with lazy lanes gives the same events as one without, once
+ * trace_event_fill_lanes has written the lanes: every record of a few suite
+ * traces (whole strided warps, partial ones, gathers, shared, local). */
+START_TEST(lazy_lanes_fill_to_the_same_records)
+{
+    static const char *const traces[] = {"traces/h200/matrixMul_tiled16.trace",
+                                         "traces/h200/local_array.trace",
+                                         "traces/h200/transpose_shared.trace",
+                                         "traces/h200/histogram_skewed.trace"};
+    uint64_t pending = 0, records = 0;
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        err_info err = {{0}};
+        trace_reader_options lazy = {.lazy_lanes = true};
+        trace_reader *a = trace_reader_open(traces[i], &lazy, &err);
+        ck_assert_msg(a != NULL, "%s", err.msg);
+        trace_reader *b = trace_reader_open(traces[i], NULL, &err);
+        ck_assert_msg(b != NULL, "%s", err.msg);
+        static trace_event ea, eb;
+        int ra, rb;
+        for (;;) {
+            ra = trace_reader_next(a, &ea, &err);
+            rb = trace_reader_next(b, &eb, &err);
+            ck_assert_int_eq(ra, rb);
+            if (ra <= 0)
+                break;
+            ck_assert_int_eq(ea.type, eb.type);
+            if (ea.type != TRACE_EV_MEM)
+                continue;
+            records++;
+            ck_assert(!eb.mem_lanes_pending);
+            if (ea.mem_lanes_pending) {
+                pending++;
+                ck_assert(ea.mem_strided && ea.mem.active_mask == TRACE_FULL_MASK);
+                ck_assert_uint_eq(ea.mem.addr[0], ea.mem_base);
+                trace_event_fill_lanes(&ea);
+                ck_assert(!ea.mem_lanes_pending);
+            }
+            ck_assert(ea.mem_strided == eb.mem_strided);
+            ck_assert(memcmp(&ea.mem, &eb.mem, sizeof ea.mem) == 0);
+        }
+        ck_assert_int_eq(ra, 0);
+        trace_reader_close(a);
+        trace_reader_close(b);
+    }
+    ck_assert_uint_gt(pending, 10000);
+    ck_assert_uint_gt(records, pending);
+}
+END_TEST
+
 /* ---- the observer's prefetch event --------------------------------------------- */
 
 typedef struct seen {
@@ -1348,6 +1412,7 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, gpu_mem_prepared_equals_gpu_mem);
     tcase_add_test(tc, l2_hints_change_no_count);
     tcase_add_test(tc, read_ahead_changes_no_count);
+    tcase_add_test(tc, lazy_lanes_fill_to_the_same_records);
     tcase_add_test(tc, observer_sees_each_prefetch);
     suite_add_tcase(s, tc);
     return s;
