@@ -94,9 +94,9 @@ typedef struct global_coal {
  * line per lane: a lane's bytes lie in one sector. */
 typedef struct prep_slot {
     const trace_mem *m; /* the record coalesced in gc; NULL: none */
-    global_coal gc;
     uint32_t l1_set[TRACE_WARP_LANES];
     l2_place l2_place[TRACE_WARP_LANES];
+    global_coal gc;     /* last: its lines' array is large, and mostly unused */
 } prep_slot;
 struct gpu_prep {
     uint32_t n;
@@ -844,8 +844,8 @@ __attribute__((always_inline)) static inline bool coalesce_global(const gpu *g, 
 }
 
 /* pre: the record's coalescing when gpu_prepare did it, else NULL; lazy:
- * the record when its lanes are not written yet (pre's coalescing needed
- * none), else NULL */
+ * the record, whose lanes may not be written yet (pre's coalescing needed
+ * none: trace_event.mem_lanes_pending), or NULL */
 static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre,
                       trace_event *lazy, uint32_t sm, stats *s)
 {
@@ -957,9 +957,12 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     }
 }
 
-static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre,
+/* form by value: the callers' calls are then tail calls (no local whose
+ * address is taken) */
+static void mem_record(gpu *g, const trace_mem *m, lanes_form lanes, const global_coal *pre,
                        trace_event *lazy)
 {
+    const lanes_form *form = &lanes;
     assert(g->in_kernel);
     assert(m->kind < TRACE_KIND_COUNT && m->space < TRACE_SPACE_COUNT && m->active_mask);
     gpu_pc_stats *p = pc_entry(g, m->pc);
@@ -1006,7 +1009,7 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form, const
 void gpu_mem(gpu *g, const trace_mem *m)
 {
     const lanes_form unknown = {-1, 0};
-    mem_record(g, m, &unknown, NULL, NULL);
+    mem_record(g, m, unknown, NULL, NULL);
 }
 
 void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride)
@@ -1015,7 +1018,7 @@ void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride)
     assert(m->active_mask != TRACE_FULL_MASK || m->addr[0] == base);
     (void)base;
     const lanes_form known = {m->active_mask == TRACE_FULL_MASK, stride};
-    mem_record(g, m, &known, NULL, NULL);
+    mem_record(g, m, known, NULL, NULL);
 }
 
 uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
@@ -1101,7 +1104,7 @@ uint32_t gpu_prepare(const gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot)
                        (m->kind == TRACE_KIND_LD || m->kind == TRACE_KIND_ST);
     /* shared, local and atomics (as announced one by one), and every record
      * an observer sees: from the lanes */
-    if (!global_ldst || g->observing)
+    if (ev->mem_lanes_pending && (!global_ldst || g->observing))
         trace_event_fill_lanes(ev);
     if (!global_ldst)
         return gpu_prefetch(g, m);
@@ -1142,18 +1145,19 @@ uint32_t gpu_prepare(const gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot)
 
 void gpu_mem_prepared(gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot)
 {
-    assert(slot < p->n && ev->type == TRACE_EV_MEM);
+    assert(slot < p->n);
     prep_slot *ps = &p->slot[slot];
-    if (ps->m == &ev->mem) {
+    const bool prepared = ps->m == &ev->mem;
+    ps->m = NULL; /* used once: the slot's next record needs a gpu_prepare of its own */
+    if (prepared) {
         /* coalesced already; the form is for paths that gpu_prepare leaves alone */
         const lanes_form unused = {-1, 0};
-        mem_record(g, &ev->mem, &unused, &ps->gc, ev->mem_lanes_pending ? ev : NULL);
-    } else {
-        trace_event_fill_lanes(ev);
-        const lanes_form form = form_of(ev);
-        mem_record(g, &ev->mem, &form, NULL, NULL);
+        mem_record(g, &ev->mem, unused, &ps->gc, ev);
+        return;
     }
-    ps->m = NULL; /* used once: the slot's next record needs a gpu_prepare of its own */
+    trace_event_fill_lanes(ev);
+    const lanes_form form = form_of(ev);
+    mem_record(g, &ev->mem, form, NULL, NULL);
 }
 
 void gpu_barrier(gpu *g, const trace_barrier *b)

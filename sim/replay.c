@@ -105,8 +105,10 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
             return -1;
         }
     }
-    /* lazy lanes: the model writes a strided warp's 32 lanes only where it needs them */
-    trace_reader_options ropt = {.allow_incomplete = opt && opt->allow_incomplete, .lazy_lanes = true};
+    /* lazy lanes: the model writes a strided warp's 32 lanes only where it
+     * needs them; not for the timing layer, which sees every record's */
+    trace_reader_options ropt = {.allow_incomplete = opt && opt->allow_incomplete,
+                                 .lazy_lanes = !(opt && opt->timing)};
     trace_reader *r = trace_reader_open(path, &ropt, err);
     if (!r) {
         if (have_re)
