@@ -150,7 +150,7 @@ typedef struct gpu_event {
 typedef struct gpu_observer {
     void (*record)(void *ctx, const gpu_event *e);
     void (*store_line)(void *ctx, uint32_t sm, const gpu_l2_req *r);
-    /* each record gpu_prefetch announces, when it is announced (optional) */
+    /* each record gpu_prefetch or gpu_prepare announces, when it is announced (optional) */
     void (*prefetch)(void *ctx, const trace_mem *m);
     void *ctx;
 } gpu_observer;
