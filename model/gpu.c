@@ -74,6 +74,35 @@ typedef struct special_pc {
     uint32_t flags;
 } special_pc;
 
+/* A global load or store's coalescing (do_global): its lines, and what the
+ * data stage and the SASS byte count need from the lanes. Computed when the
+ * record is simulated, or before, when it is announced (gpu_prepare): it
+ * depends only on the record and the line geometry. */
+typedef struct global_coal {
+    bool affine;      /* a whole warp at a fixed stride, coalesced in closed form */
+    uint64_t stride;  /* affine: the stride in bytes */
+    uint64_t bytes;   /* distinct bytes the active lanes touch */
+    uint8_t line_of[TRACE_WARP_LANES]; /* !affine: each active lane's line in res */
+    /* when announced (gpu_prepare), each line's L1 set, and for a load its
+     * L2 place, as the hints computed them; else NULL */
+    const uint32_t *l1_sets;
+    const l2_place *l2_places;
+    coal_result res;
+} global_coal;
+
+/* gpu_prepare's slots (gpu.h). A global load or store touches at most a
+ * line per lane: a lane's bytes lie in one sector. */
+typedef struct prep_slot {
+    const trace_mem *m; /* the record coalesced in gc; NULL: none */
+    uint32_t l1_set[TRACE_WARP_LANES];
+    l2_place l2_place[TRACE_WARP_LANES];
+    global_coal gc;     /* last: its lines' array is large, and mostly unused */
+} prep_slot;
+struct gpu_prep {
+    uint32_t n;
+    prep_slot *slot;    /* [n] */
+};
+
 struct gpu {
     cfg_gpu cfg;
     coal_geom geom;
@@ -121,7 +150,9 @@ struct gpu {
 
     /* scratch for one record: no allocation per access */
     coal_chunk chunks[COAL_MAX_CHUNKS];
-    coal_result res;
+    coal_result res;          /* local records and atomics */
+    global_coal gc;           /* global loads and stores not coalesced ahead (gpu_prepare) */
+    const coal_result *rec_lines; /* the current record's lines: &res or a global_coal's */
     uint32_t miss_mask[COAL_MAX_LINES];
 };
 
@@ -647,29 +678,57 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
     s->v[STAT_L1_M_WRITE_SECTORS] += cache_popcount(ln->sector_mask);
 }
 
+/* load_lines' L2 reads with an observer: each request's outcome kept
+ * (places: as the hints computed them, or NULL) */
+static void load_lines_observed(gpu *g, const coal_result *res, const l2_place *places, uint32_t sm,
+                                stats *s)
+{
+    uint32_t part = g->sm_partition[sm];
+    for (uint32_t i = 0; i < res->n_lines; i++) {
+        if (!g->miss_mask[i])
+            continue;
+        obs_snap before;
+        obs_take(s, &before);
+        if (places)
+            l2_read_at(g->l2, part, res->lines[i].line, places[i], g->miss_mask[i], s);
+        else
+            l2_read(g->l2, part, res->lines[i].line, g->miss_mask[i], s);
+        obs_keep(g, s, &before, GPU_L2_READ, res->lines[i].line, g->miss_mask[i]);
+    }
+}
+
 /* Look the coalesced lines up in L1 and read what missed from L2. Returns
  * the missing sectors; *hits gets the hitting ones. */
-static uint32_t load_lines(gpu *g, uint32_t sm, l1_load_mode mode, uint32_t *hits, stats *s)
+static uint32_t load_lines(gpu *g, const coal_result *res, uint32_t sm, l1_load_mode mode,
+                           uint32_t *hits, stats *s)
 {
     uint32_t misses;
-    l1_load(g->l1[sm], &g->res, mode, g->miss_mask, hits, &misses);
+    l1_load(g->l1[sm], res, mode, g->miss_mask, hits, &misses);
     if (misses && !g->observing) { /* the usual run: no snapshots (a gather's 32 lines) */
-        const uint32_t part = g->sm_partition[sm], n = g->res.n_lines;
+        const uint32_t part = g->sm_partition[sm], n = res->n_lines;
         for (uint32_t i = 0; i < n; i++)
             if (g->miss_mask[i])
-                l2_read(g->l2, part, g->res.lines[i].line, g->miss_mask[i], s);
+                l2_read(g->l2, part, res->lines[i].line, g->miss_mask[i], s);
     } else if (misses) {
-        uint32_t part = g->sm_partition[sm];
-        for (uint32_t i = 0; i < g->res.n_lines; i++) {
-            if (!g->miss_mask[i])
-                continue;
-            obs_snap before = {0, 0, 0};
-            if (g->observing)
-                obs_take(s, &before);
-            l2_read(g->l2, part, g->res.lines[i].line, g->miss_mask[i], s);
-            if (g->observing)
-                obs_keep(g, s, &before, GPU_L2_READ, g->res.lines[i].line, g->miss_mask[i]);
-        }
+        load_lines_observed(g, res, NULL, sm, s);
+    }
+    return misses;
+}
+
+/* load_lines for lines whose L1 sets and L2 places the hints computed */
+static uint32_t load_lines_at(gpu *g, const global_coal *gc, uint32_t sm, l1_load_mode mode,
+                              uint32_t *hits, stats *s)
+{
+    const coal_result *res = &gc->res;
+    uint32_t misses;
+    l1_load_sets(g->l1[sm], res, gc->l1_sets, mode, g->miss_mask, hits, &misses);
+    if (misses && !g->observing) {
+        const uint32_t part = g->sm_partition[sm], n = res->n_lines;
+        for (uint32_t i = 0; i < n; i++)
+            if (g->miss_mask[i])
+                l2_read_at(g->l2, part, res->lines[i].line, gc->l2_places[i], g->miss_mask[i], s);
+    } else if (misses) {
+        load_lines_observed(g, res, gc->l2_places, sm, s);
     }
     return misses;
 }
@@ -691,19 +750,20 @@ static uint32_t lane_chunks(gpu *g, const trace_mem *m)
 }
 
 /* The source view's address-derived counters of the global instruction just
- * coalesced into g->res. Ideal: the sectors the active lanes' bytes would fill
+ * coalesced into res. Ideal: the sectors the active lanes' bytes would fill
  * if they were contiguous and aligned, never more than are touched (so lanes
  * that share an address cost one sector, as measured for same-address
  * reductions and the broadcast loads of matrixMul_naive). */
-__attribute__((always_inline)) static inline void source_global_sectors(gpu *g, const trace_mem *m,
-                                                                        stats *s)
+__attribute__((always_inline)) static inline void source_global_sectors(const gpu *g,
+                                                                        const coal_result *res,
+                                                                        const trace_mem *m, stats *s)
 {
     uint32_t sect = g->geom.sector_bytes;
     uint32_t lanes = m->active_mask == TRACE_FULL_MASK ? TRACE_WARP_LANES : cache_popcount(m->active_mask);
     uint32_t need = (lanes * m->size_bytes + sect - 1u) / sect;
-    s->v[STAT_SRC_TAG_REQ_GLOBAL] += g->res.n_lines;
-    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += g->res.n_sectors;
-    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL_IDEAL] += min_u32(need, g->res.n_sectors);
+    s->v[STAT_SRC_TAG_REQ_GLOBAL] += res->n_lines;
+    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL] += res->n_sectors;
+    s->v[STAT_SRC_L2_THEO_SECT_GLOBAL_IDEAL] += min_u32(need, res->n_sectors);
 }
 
 static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
@@ -711,7 +771,8 @@ static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     bool red = m->kind == TRACE_KIND_RED;
     /* what the addresses alone imply (the source view): distinct lines and sectors */
     coal_run(&g->geom, g->chunks, lane_chunks(g, m), &g->res);
-    source_global_sectors(g, m, s);
+    g->rec_lines = &g->res;
+    source_global_sectors(g, &g->res, m, s);
     s->v[red ? STAT_L1_REQ_GLOBAL_RED : STAT_L1_REQ_GLOBAL_ATOM]++;
     /* Same-address lanes are not merged: round r takes the r-th lane of each
      * distinct address, and each round is coalesced on its own (§3.3). */
@@ -757,36 +818,67 @@ static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     }
 }
 
-static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32_t sm, stats *s)
+/* Coalesce a global load or store (not an atomic) into *out. Inline in its
+ * two callers: a call cost more than the closed form of a coalesced warp.
+ * Returns false, having done nothing, when it needs the lanes and they are
+ * not written yet (lanes_pending: trace_event.mem_lanes_pending). */
+__attribute__((always_inline)) static inline bool coalesce_global(const gpu *g, const trace_mem *m,
+                                                                  const lanes_form *form,
+                                                                  bool lanes_pending,
+                                                                  global_coal *out)
+{
+    /* lanes at a fixed stride: closed forms; the per-lane walk only when needed */
+    uint64_t stride = 0;
+    bool affine = lanes_affine(m, form, &stride) &&
+                  coal_affine(&g->geom, m->addr[0], stride, m->size_bytes, TRACE_WARP_LANES, &out->res);
+    if (!affine && lanes_pending)
+        return false;
+    out->affine = affine;
+    out->stride = stride;
+    /* lanes at stride >= size touch distinct bytes; at stride 0 the same ones */
+    out->bytes = !affine      ? coal_lanes(&g->geom, m->addr, m->active_mask, m->size_bytes, &out->res,
+                                           out->line_of)
+                 : stride == 0 ? m->size_bytes
+                               : (uint64_t)TRACE_WARP_LANES * m->size_bytes;
+    return true;
+}
+
+/* pre: the record's coalescing when gpu_prepare did it, else NULL; lazy:
+ * the record, whose lanes may not be written yet (pre's coalescing needed
+ * none: trace_event.mem_lanes_pending), or NULL */
+static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre,
+                      trace_event *lazy, uint32_t sm, stats *s)
 {
     if (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED) {
         do_global_atomic(g, m, sm, s);
         return;
     }
-    /* lanes at a fixed stride: closed forms; the per-lane chunks only when needed */
-    uint64_t stride = 0;
-    bool affine = lanes_affine(m, form, &stride) &&
-                  coal_affine(&g->geom, m->addr[0], stride, m->size_bytes, TRACE_WARP_LANES, &g->res);
-    uint64_t bytes;
-    uint8_t line_of[TRACE_WARP_LANES]; /* !affine: each active lane's line in g->res */
-    if (affine) {
-        /* lanes at stride >= size touch distinct bytes; at stride 0 the same ones */
-        bytes = stride == 0 ? m->size_bytes : (uint64_t)TRACE_WARP_LANES * m->size_bytes;
-    } else {
-        bytes = coal_lanes(&g->geom, m->addr, m->active_mask, m->size_bytes, &g->res, line_of);
+    const global_coal *gc = pre;
+    if (!gc) {
+        coalesce_global(g, m, form, false, &g->gc);
+        g->gc.l1_sets = NULL;
+        g->gc.l2_places = NULL;
+        gc = &g->gc;
     }
-    uint32_t lines = g->res.n_lines, sectors = g->res.n_sectors;
-    source_global_sectors(g, m, s);
+    const coal_result *res = &gc->res;
+    g->rec_lines = res;
+    const bool affine = gc->affine;
+    const uint64_t stride = gc->stride, bytes = gc->bytes;
+    uint32_t lines = res->n_lines, sectors = res->n_sectors;
+    source_global_sectors(g, res, m, s);
 
     if (m->kind == TRACE_KIND_ST) {
         uint32_t hits, misses;
         s->v[STAT_SASS_BYTES_GLOBAL_ST] += bytes;
         s->v[STAT_L1_REQ_GLOBAL_ST]++;
         s->v[STAT_L1_SECT_GLOBAL_ST] += sectors;
-        l1_store(g->l1[sm], &g->res, g->cfg.l1_stores, &hits, &misses);
+        if (gc->l1_sets)
+            l1_store_sets(g->l1[sm], res, gc->l1_sets, g->cfg.l1_stores, &hits, &misses);
+        else
+            l1_store(g->l1[sm], res, g->cfg.l1_stores, &hits, &misses);
         s->v[STAT_L1_SECT_GLOBAL_ST_HIT] += hits;
         s->v[STAT_L1_SECT_GLOBAL_ST_MISS] += misses;
-        wcomb_store(g->wc, m->cta, m->warp, sm, g->last_idx, &g->res);
+        wcomb_store(g->wc, m->cta, m->warp, sm, g->last_idx, res);
         return;
     }
 
@@ -807,7 +899,8 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32
     s->v[STAT_L1_SET_ACCESSES_GLOBAL_LD] += lines;
     s->v[STAT_L1_SET_CONFLICTS_GLOBAL_LD] += tag_wf - 1u;
 
-    uint32_t misses = load_lines(g, sm, mode, &hits, s);
+    uint32_t misses = gc->l1_sets ? load_lines_at(g, gc, sm, mode, &hits, s)
+                                  : load_lines(g, res, sm, mode, &hits, s);
     s->v[STAT_L1_SECT_GLOBAL_LD_HIT] += hits;
     s->v[STAT_L1_SECT_GLOBAL_LD_MISS] += misses;
     s->v[STAT_L1_M_READ_SECTORS] += misses;
@@ -817,9 +910,12 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, uint32
     uint32_t lpp = smem_lanes_per_phase(&g->banks, m->size_bytes, false);
     smem_cost c;
     if (affine ? !smem_cost_affine(&g->banks, m->addr[0], stride, m->size_bytes, lpp, &c)
-               : !smem_cost_lanes(&g->banks, m->addr, m->active_mask, m->size_bytes, line_of,
-                                  lines, g->geom.line_shift, lpp, &c))
+               : !smem_cost_lanes(&g->banks, m->addr, m->active_mask, m->size_bytes, gc->line_of,
+                                  lines, g->geom.line_shift, lpp, &c)) {
+        if (lazy)
+            trace_event_fill_lanes(lazy); /* no closed form: the lanes after all */
         c = smem_cost_chunks(&g->banks, g->chunks, lane_chunks(g, m), lpp, false);
+    }
     uint32_t ideal = c.ideal;
     if (misses && tag_wf > ideal)
         ideal = tag_wf;
@@ -834,6 +930,7 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     uint32_t n = local_layout_chunks(m, local_layout_base(m->cta, g->warps_per_cta, m->warp), g->chunks, &words);
     uint32_t per_word = n / words;
     coal_run(&g->geom, g->chunks, n, &g->res);
+    g->rec_lines = &g->res;
     s->v[STAT_SRC_L2_THEO_SECT_LOCAL] += g->res.n_sectors;
 
     if (m->kind == TRACE_KIND_ST) {
@@ -848,7 +945,7 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     s->v[STAT_L1_REQ_LOCAL_LD] += words;
     s->v[STAT_L1_SECT_LOCAL_LD] += g->res.n_sectors;
     l1_load_mode mode = m->cache_op == TRACE_CACHE_CS ? L1_LOAD_EVICT_FIRST : L1_LOAD_CACHE;
-    uint32_t misses = load_lines(g, sm, mode, &hits, s);
+    uint32_t misses = load_lines(g, &g->res, sm, mode, &hits, s);
     s->v[STAT_L1_SECT_LOCAL_LD_HIT] += hits;
     s->v[STAT_L1_SECT_LOCAL_LD_MISS] += misses;
     s->v[STAT_L1_M_READ_SECTORS] += misses;
@@ -860,8 +957,12 @@ static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
     }
 }
 
-static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
+/* form by value: the callers' calls are then tail calls (no local whose
+ * address is taken) */
+static void mem_record(gpu *g, const trace_mem *m, lanes_form lanes, const global_coal *pre,
+                       trace_event *lazy)
 {
+    const lanes_form *form = &lanes;
     assert(g->in_kernel);
     assert(m->kind < TRACE_KIND_COUNT && m->space < TRACE_SPACE_COUNT && m->active_mask);
     gpu_pc_stats *p = pc_entry(g, m->pc);
@@ -883,7 +984,7 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
         do_shared(g, m, form, pc_flags, s);
         break;
     case TRACE_SPACE_GLOBAL:
-        do_global(g, m, form, sm, s);
+        do_global(g, m, form, pre, lazy, sm, s);
         break;
     case TRACE_SPACE_LOCAL:
         do_local(g, m, sm, s);
@@ -896,11 +997,11 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
         bool shared = m->space == TRACE_SPACE_SHARED; /* no tag stage, no lines */
         gpu_event e = {.m = m,
                        .sm = sm,
-                       .tag_wavefronts = shared ? 0u : (g->res.n_lines + tpc - 1u) / tpc,
+                       .tag_wavefronts = shared ? 0u : (g->rec_lines->n_lines + tpc - 1u) / tpc,
                        .data_wavefronts = g->obs_data_wf,
                        .n_l2 = g->obs_n,
                        .l2 = g->obs_l2,
-                       .lines = shared ? NULL : &g->res};
+                       .lines = shared ? NULL : g->rec_lines};
         g->obs.record(g->obs.ctx, &e);
     }
 }
@@ -908,7 +1009,7 @@ static void mem_record(gpu *g, const trace_mem *m, const lanes_form *form)
 void gpu_mem(gpu *g, const trace_mem *m)
 {
     const lanes_form unknown = {-1, 0};
-    mem_record(g, m, &unknown);
+    mem_record(g, m, unknown, NULL, NULL);
 }
 
 void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride)
@@ -917,7 +1018,7 @@ void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride)
     assert(m->active_mask != TRACE_FULL_MASK || m->addr[0] == base);
     (void)base;
     const lanes_form known = {m->active_mask == TRACE_FULL_MASK, stride};
-    mem_record(g, m, &known);
+    mem_record(g, m, known, NULL, NULL);
 }
 
 uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
@@ -963,6 +1064,100 @@ uint32_t gpu_prefetch(const gpu *g, const trace_mem *m)
         n++;
     }
     return n;
+}
+
+/* ---- records announced ahead (gpu_prepare) ------------------------------------ */
+
+gpu_prep *gpu_prep_create(uint32_t n)
+{
+    gpu_prep *p = xcalloc(1, sizeof *p);
+    p->n = n;
+    p->slot = xcalloc(n, sizeof *p->slot);
+    return p;
+}
+
+void gpu_prep_destroy(gpu_prep *p)
+{
+    if (!p)
+        return;
+    free(p->slot);
+    free(p);
+}
+
+/* The record's lanes as the reader gave them (trace_event.mem_strided). */
+static inline lanes_form form_of(const trace_event *ev)
+{
+    if (!ev->mem_strided)
+        return (lanes_form){-1, 0};
+    /* a whole warp: base is lane 0's address (the closed forms start there) */
+    assert(ev->mem.active_mask != TRACE_FULL_MASK || ev->mem.addr[0] == ev->mem_base);
+    return (lanes_form){ev->mem.active_mask == TRACE_FULL_MASK, ev->mem_stride};
+}
+
+uint32_t gpu_prepare(const gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot)
+{
+    assert(slot < p->n && ev->type == TRACE_EV_MEM);
+    prep_slot *ps = &p->slot[slot];
+    const trace_mem *m = &ev->mem;
+    ps->m = NULL;
+    bool global_ldst = g->in_kernel && m->space == TRACE_SPACE_GLOBAL && m->active_mask != 0 &&
+                       (m->kind == TRACE_KIND_LD || m->kind == TRACE_KIND_ST);
+    /* shared, local and atomics (as announced one by one), and every record
+     * an observer sees: from the lanes */
+    if (ev->mem_lanes_pending && (!global_ldst || g->observing))
+        trace_event_fill_lanes(ev);
+    if (!global_ldst)
+        return gpu_prefetch(g, m);
+    if (g->observing && g->obs.prefetch)
+        g->obs.prefetch(g->obs.ctx, m);
+    wcomb_prefetch(g->wc, m->cta, m->warp);
+    const lanes_form form = {ev->mem_strided ? m->active_mask == TRACE_FULL_MASK : -1,
+                             ev->mem_strided ? ev->mem_stride : 0};
+    if (!coalesce_global(g, m, &form, ev->mem_lanes_pending, &ps->gc)) {
+        trace_event_fill_lanes(ev); /* no closed form: the lanes after all */
+        coalesce_global(g, m, &form, false, &ps->gc);
+    }
+    ps->m = m;
+    ps->gc.l1_sets = ps->l1_set;
+    ps->gc.l2_places = ps->l2_place;
+    /* the lines it will touch, each once: a load reads L2 near and at home;
+     * a store also drops copies everywhere (and its sets are kept in the
+     * L2's memo: store combining sends it later) */
+    uint32_t sm = sm_of(g, m->cta, m->sm), part = g->sm_partition[sm];
+    const coal_result *res = &ps->gc.res;
+    assert(res->n_lines <= TRACE_WARP_LANES);
+    bool read = m->kind == TRACE_KIND_LD;
+    if (res->n_lines == 1) {
+        /* a coalesced warp, the commonest: one line, without the loops'
+         * set-up (their invariants hoisted, for the many lines of a gather) */
+        uint64_t line = res->lines[0].line;
+        ps->l1_set[0] = l1_prefetch_set(g->l1[sm], line);
+        if (read)
+            ps->l2_place[0] = l2_prefetch_place(g->l2, part, line);
+        else
+            l2_prefetch(g->l2, line);
+        return 1;
+    }
+    l1_prefetch_lines(g->l1[sm], res, ps->l1_set);
+    l2_prefetch_lines(g->l2, part, read, res, ps->l2_place);
+    return res->n_lines;
+}
+
+void gpu_mem_prepared(gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot)
+{
+    assert(slot < p->n);
+    prep_slot *ps = &p->slot[slot];
+    const bool prepared = ps->m == &ev->mem;
+    ps->m = NULL; /* used once: the slot's next record needs a gpu_prepare of its own */
+    if (prepared) {
+        /* coalesced already; the form is for paths that gpu_prepare leaves alone */
+        const lanes_form unused = {-1, 0};
+        mem_record(g, &ev->mem, unused, &ps->gc, ev);
+        return;
+    }
+    trace_event_fill_lanes(ev);
+    const lanes_form form = form_of(ev);
+    mem_record(g, &ev->mem, form, NULL, NULL);
 }
 
 void gpu_barrier(gpu *g, const trace_barrier *b)

@@ -70,6 +70,27 @@ void gpu_mem_strided(gpu *g, const trace_mem *m, uint64_t base, uint64_t stride)
 uint32_t gpu_prefetch(const gpu *g, const trace_mem *m);
 void gpu_barrier(gpu *g, const trace_barrier *b);
 
+/* Records announced ahead, with work done early (the batch interface of a
+ * replay that reads ahead, sim/replay.c): gpu_prepare is gpu_prefetch for a
+ * record, and also coalesces a global load or store then (a pure function
+ * of the record and the line geometry) into slot `slot` of p, so that its
+ * hints name exactly the lines it touches and gpu_mem_prepared does not
+ * coalesce it again. ev is a memory record as the reader gives it
+ * (validated; mem_strided and mem_lanes_pending as trace_event says: the
+ * two fill the lanes, trace_event_fill_lanes, only where a path needs
+ * them), and must stay unchanged in place until
+ * gpu_mem_prepared(g, ev, p, slot), with the same slot, simulates it: that does what gpu_mem_strided or gpu_mem would (every
+ * count the same) and frees the slot. gpu_mem_prepared of a record that
+ * the slot does not hold (never announced, or the slot freed since)
+ * simulates it from its lanes. A replay keeps one slot per record it
+ * reads ahead. */
+typedef struct gpu_prep gpu_prep;
+gpu_prep *gpu_prep_create(uint32_t slots);
+void gpu_prep_destroy(gpu_prep *p);
+uint32_t gpu_prepare(const gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot);
+void gpu_mem_prepared(gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot);
+
+
 /* What a record's PC's SASS (the trace's PC table) adds to its instruction
  * class: ldmatrix and stmatrix are classes of their own for ncu
  * (smsp__inst_executed_op_ldsm, _shared_stsm: wmma_gemm's 32,768 LDSM count
@@ -129,7 +150,7 @@ typedef struct gpu_event {
 typedef struct gpu_observer {
     void (*record)(void *ctx, const gpu_event *e);
     void (*store_line)(void *ctx, uint32_t sm, const gpu_l2_req *r);
-    /* each record gpu_prefetch announces, when it is announced (optional) */
+    /* each record gpu_prefetch or gpu_prepare announces, when it is announced (optional) */
     void (*prefetch)(void *ctx, const trace_mem *m);
     void *ctx;
 } gpu_observer;

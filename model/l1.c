@@ -51,7 +51,7 @@ uint32_t l1_ways(const l1 *c)
 CACHE_NOINLINE void l1_load_baseline(l1 *c, const coal_result *r, l1_load_mode mode,
                                   uint32_t *miss_mask, uint32_t *hit_sectors, uint32_t *miss_sectors)
 {
-    l1_load_lines(c, r, mode, miss_mask, hit_sectors, miss_sectors);
+    l1_load_lines(c, r, NULL, mode, miss_mask, hit_sectors, miss_sectors);
 }
 
 /* One of the two, as a tail call: the body is not inlined here, whose
@@ -81,7 +81,7 @@ void l1_use_avx2(l1 *c, bool on)
 CACHE_NOINLINE void l1_store_baseline(l1 *c, const coal_result *r, cfg_l1_stores policy,
                                       uint32_t *hit_sectors, uint32_t *miss_sectors)
 {
-    l1_store_lines(c, r, policy, hit_sectors, miss_sectors);
+    l1_store_lines(c, r, NULL, policy, hit_sectors, miss_sectors);
 }
 
 void l1_store(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_sectors,
@@ -102,6 +102,61 @@ void l1_prefetch(l1 *c, uint64_t line)
     c->hint_line[i] = line;
     c->hint_set[i] = set;
     cache_prefetch(c->tags, set);
+}
+
+void l1_prefetch_lines(l1 *c, const coal_result *r, uint32_t *sets)
+{
+    for (uint32_t i = 0; i < r->n_lines; i++) {
+        uint32_t set = set_of(c, r->lines[i].line);
+        sets[i] = set;
+        cache_prefetch_set(c->tags, set);
+    }
+}
+
+uint32_t l1_prefetch_set(l1 *c, uint64_t line)
+{
+    uint32_t set = set_of(c, line);
+    cache_prefetch_set(c->tags, set);
+    return set;
+}
+
+static CACHE_NOINLINE void l1_load_sets_baseline(l1 *c, const coal_result *r, const uint32_t *sets,
+                                                  l1_load_mode mode, uint32_t *miss_mask,
+                                                  uint32_t *hit_sectors, uint32_t *miss_sectors)
+{
+    l1_load_lines(c, r, sets, mode, miss_mask, hit_sectors, miss_sectors);
+}
+
+/* as l1_load: one of the two, the body not inlined here */
+void l1_load_sets(l1 *c, const coal_result *r, const uint32_t *sets, l1_load_mode mode,
+                  uint32_t *miss_mask, uint32_t *hit_sectors, uint32_t *miss_sectors)
+{
+#if CACHE_AVX2_BUILDS
+    if (c->avx2) {
+        l1_load_sets_avx2(c, r, sets, mode, miss_mask, hit_sectors, miss_sectors);
+        return;
+    }
+#endif
+    l1_load_sets_baseline(c, r, sets, mode, miss_mask, hit_sectors, miss_sectors);
+}
+
+static CACHE_NOINLINE void l1_store_sets_baseline(l1 *c, const coal_result *r, const uint32_t *sets,
+                                                   cfg_l1_stores policy, uint32_t *hit_sectors,
+                                                   uint32_t *miss_sectors)
+{
+    l1_store_lines(c, r, sets, policy, hit_sectors, miss_sectors);
+}
+
+void l1_store_sets(l1 *c, const coal_result *r, const uint32_t *sets, cfg_l1_stores policy,
+                   uint32_t *hit_sectors, uint32_t *miss_sectors)
+{
+#if CACHE_AVX2_BUILDS
+    if (c->avx2) {
+        l1_store_sets_avx2(c, r, sets, policy, hit_sectors, miss_sectors);
+        return;
+    }
+#endif
+    l1_store_sets_baseline(c, r, sets, policy, hit_sectors, miss_sectors);
 }
 
 void l1_invalidate(l1 *c, const coal_result *r)

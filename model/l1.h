@@ -59,5 +59,16 @@ void l1_invalidate(l1 *c, const coal_result *r);
 /* A hint that line will be looked up soon (cache_prefetch); the line's set is
  * kept for that lookup. */
 void l1_prefetch(l1 *c, uint64_t line);
+/* l1_prefetch for every line of r, in one call (a gather's), the sets kept
+ * in sets[i] for r->lines[i] instead of the memo, for l1_load_sets and
+ * l1_store_sets; l1_prefetch_set for one line, returning its set. */
+void l1_prefetch_lines(l1 *c, const coal_result *r, uint32_t *sets);
+uint32_t l1_prefetch_set(l1 *c, uint64_t line);
+/* l1_load and l1_store with each line's set as l1_prefetch_lines gave it
+ * (the same counts; no set hash or memo lookup). */
+void l1_load_sets(l1 *c, const coal_result *r, const uint32_t *sets, l1_load_mode mode,
+                  uint32_t *miss_mask, uint32_t *hit_sectors, uint32_t *miss_sectors);
+void l1_store_sets(l1 *c, const coal_result *r, const uint32_t *sets, cfg_l1_stores policy,
+                   uint32_t *hit_sectors, uint32_t *miss_sectors);
 
 #endif

@@ -20,13 +20,25 @@
 void l1_load_avx2(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask,
                   uint32_t *hit_sectors, uint32_t *miss_sectors)
 {
-    l1_load_lines(c, r, mode, miss_mask, hit_sectors, miss_sectors);
+    l1_load_lines(c, r, NULL, mode, miss_mask, hit_sectors, miss_sectors);
 }
 
 void l1_store_avx2(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_sectors,
                    uint32_t *miss_sectors)
 {
-    l1_store_lines(c, r, policy, hit_sectors, miss_sectors);
+    l1_store_lines(c, r, NULL, policy, hit_sectors, miss_sectors);
+}
+
+void l1_load_sets_avx2(l1 *c, const coal_result *r, const uint32_t *sets, l1_load_mode mode,
+                       uint32_t *miss_mask, uint32_t *hit_sectors, uint32_t *miss_sectors)
+{
+    l1_load_lines(c, r, sets, mode, miss_mask, hit_sectors, miss_sectors);
+}
+
+void l1_store_sets_avx2(l1 *c, const coal_result *r, const uint32_t *sets, cfg_l1_stores policy,
+                        uint32_t *hit_sectors, uint32_t *miss_sectors)
+{
+    l1_store_lines(c, r, sets, policy, hit_sectors, miss_sectors);
 }
 #else
 typedef int l1_avx2_unused; /* ISO C: a translation unit is not empty */

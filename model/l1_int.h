@@ -53,10 +53,10 @@ static inline uint32_t set_of_hinted(const l1 *c, uint64_t line)
 }
 
 /* l1_load's work, compiled where it is included (l1.c: the baseline,
- * l1_avx2.c: AVX2). */
-static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r, l1_load_mode mode,
-                                                     uint32_t *miss_mask, uint32_t *hit_sectors,
-                                                     uint32_t *miss_sectors)
+ * l1_avx2.c: AVX2); sets: each line's set (l1_prefetch_lines), or NULL. */
+static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r, const uint32_t *sets,
+                                                     l1_load_mode mode, uint32_t *miss_mask,
+                                                     uint32_t *hit_sectors, uint32_t *miss_sectors)
 {
     uint32_t hits = 0, misses = 0;
     for (uint32_t i = 0; i < r->n_lines; i++) {
@@ -66,7 +66,7 @@ static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r
             misses += cache_popcount(ln->sector_mask);
             continue;
         }
-        cache_view v = cache_view_get(c->tags, set_of_hinted(c, ln->line));
+        cache_view v = cache_view_get(c->tags, sets ? sets[i] : set_of_hinted(c, ln->line));
         int way = cache_view_find(&v, ln->line);
         uint32_t miss = ln->sector_mask;
         if (way >= 0) {
@@ -94,14 +94,14 @@ static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r
 }
 
 /* l1_store's work, as l1_load_lines. */
-static inline CACHE_ALWAYS_INLINE void l1_store_lines(l1 *c, const coal_result *r,
+static inline CACHE_ALWAYS_INLINE void l1_store_lines(l1 *c, const coal_result *r, const uint32_t *sets,
                                                       cfg_l1_stores policy, uint32_t *hit_sectors,
                                                       uint32_t *miss_sectors)
 {
     uint32_t hits = 0, misses = 0;
     for (uint32_t i = 0; i < r->n_lines; i++) {
         const coal_line *ln = &r->lines[i];
-        cache_view v = cache_view_get(c->tags, set_of_hinted(c, ln->line));
+        cache_view v = cache_view_get(c->tags, sets ? sets[i] : set_of_hinted(c, ln->line));
         int way = cache_view_find(&v, ln->line);
         uint32_t present = way >= 0 ? cache_view_present(&v, way) : 0;
         hits += cache_popcount(ln->sector_mask & present);
@@ -142,6 +142,10 @@ void l1_load_avx2(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss
                   uint32_t *hit_sectors, uint32_t *miss_sectors);
 void l1_store_avx2(l1 *c, const coal_result *r, cfg_l1_stores policy, uint32_t *hit_sectors,
                    uint32_t *miss_sectors);
+void l1_load_sets_avx2(l1 *c, const coal_result *r, const uint32_t *sets, l1_load_mode mode,
+                       uint32_t *miss_mask, uint32_t *hit_sectors, uint32_t *miss_sectors);
+void l1_store_sets_avx2(l1 *c, const coal_result *r, const uint32_t *sets, cfg_l1_stores policy,
+                        uint32_t *hit_sectors, uint32_t *miss_sectors);
 #endif
 /* l1_load and l1_store compiled for the baseline, whatever the CPU (for tests). */
 void l1_load_baseline(l1 *c, const coal_result *r, l1_load_mode mode, uint32_t *miss_mask,

@@ -68,7 +68,25 @@ uint32_t l2_home_partition(const l2 *c, uint64_t line)
 CACHE_NOINLINE void l2_read_baseline(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
                                      stats *s)
 {
-    l2_read_lines(c, part, line, sector_mask, s);
+    l2_read_lines(c, part, line, place_get(c, line), sector_mask, s);
+}
+
+static CACHE_NOINLINE void l2_read_at_baseline(l2 *c, uint32_t part, uint64_t line, l2_place pl,
+                                                uint32_t sector_mask, stats *s)
+{
+    l2_read_lines(c, part, line, pl, sector_mask, s);
+}
+
+/* as l2_read: one of the two, the body not inlined here */
+void l2_read_at(l2 *c, uint32_t part, uint64_t line, l2_place pl, uint32_t sector_mask, stats *s)
+{
+#if CACHE_AVX2_BUILDS
+    if (c->avx2) {
+        l2_read_at_avx2(c, part, line, pl, sector_mask, s);
+        return;
+    }
+#endif
+    l2_read_at_baseline(c, part, line, pl, sector_mask, s);
 }
 
 /* One of the two, as a tail call (as l1_load). */
@@ -142,6 +160,35 @@ void l2_prefetch_read(l2 *c, uint32_t part, uint64_t line)
     cache_prefetch(c->part[part], pl.set);
     if (pl.home != part)
         cache_prefetch(c->part[pl.home], pl.set);
+}
+
+void l2_prefetch_lines(l2 *c, uint32_t part, bool read, const coal_result *r, l2_place *places)
+{
+    assert(part < c->partitions);
+    for (uint32_t i = 0; i < r->n_lines; i++) {
+        uint64_t line = r->lines[i].line;
+        if (read) {
+            l2_place pl = place_of(c, line);
+            places[i] = pl;
+            cache_prefetch_set(c->part[part], pl.set);
+            if (pl.home != part)
+                cache_prefetch_set(c->part[pl.home], pl.set);
+        } else {
+            uint32_t set = place_keep(c, line).set;
+            for (uint32_t p = 0; p < c->partitions; p++)
+                cache_prefetch_set(c->part[p], set);
+        }
+    }
+}
+
+l2_place l2_prefetch_place(l2 *c, uint32_t part, uint64_t line)
+{
+    assert(part < c->partitions);
+    l2_place pl = place_of(c, line);
+    cache_prefetch_set(c->part[part], pl.set);
+    if (pl.home != part)
+        cache_prefetch_set(c->part[pl.home], pl.set);
+    return pl;
 }
 
 uint64_t l2_count_lines(l2 *c, uint32_t part)

@@ -41,6 +41,7 @@
 
 #include "cache.h"
 #include "cfg.h"
+#include "coal.h"
 #include "stats.h"
 
 /* Where the L2 keeps a line (above): its home partition and its slice within
@@ -65,6 +66,12 @@ static inline l2_home_slice l2_home_slice_of(uint64_t line, uint32_t partitions,
 }
 
 typedef struct l2 l2;
+
+/* Where a line lives: its home partition, and its set in each partition's tag array. */
+typedef struct l2_place {
+    uint32_t home; /* partition */
+    uint32_t set;  /* set in each partition's tag array: slice * sets_per_slice + set in slice */
+} l2_place;
 
 /* c->l2_line_bytes / l2_sector_bytes must equal the L1's (one request per
  * L1 line); at most 4 sectors per line; sets per slice a power of two. */
@@ -97,6 +104,15 @@ void l2_prefetch(l2 *c, uint64_t line);
 /* The same for a read from an SM of partition part: only the sets a read
  * touches, near and home (a write also drops the copies everywhere else). */
 void l2_prefetch_read(l2 *c, uint32_t part, uint64_t line);
+/* For every line of r in one call (a gather's): l2_prefetch_read when
+ * read, else l2_prefetch. For reads the places are kept in places[i] for
+ * r->lines[i] (for l2_read_at) instead of the memo; for writes, which store
+ * combining sends later (l2_write), in the memo. */
+void l2_prefetch_lines(l2 *c, uint32_t part, bool read, const coal_result *r, l2_place *places);
+/* l2_prefetch_read for one line, returning its place instead of keeping it. */
+l2_place l2_prefetch_place(l2 *c, uint32_t part, uint64_t line);
+/* l2_read of a line whose place the hint gave (the same counts). */
+void l2_read_at(l2 *c, uint32_t part, uint64_t line, l2_place pl, uint32_t sector_mask, stats *s);
 
 /* Lines held in partition part (walks the cache: for tests). */
 uint64_t l2_count_lines(l2 *c, uint32_t part);

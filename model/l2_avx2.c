@@ -18,7 +18,12 @@
 #endif
 void l2_read_avx2(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s)
 {
-    l2_read_lines(c, part, line, sector_mask, s);
+    l2_read_lines(c, part, line, place_get(c, line), sector_mask, s);
+}
+
+void l2_read_at_avx2(l2 *c, uint32_t part, uint64_t line, l2_place pl, uint32_t sector_mask, stats *s)
+{
+    l2_read_lines(c, part, line, pl, sector_mask, s);
 }
 
 void l2_write_avx2(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,

@@ -13,12 +13,6 @@
 #define L2_MAX_PARTITIONS 8u
 #define L2_MEMO_SLOTS 256u /* > the lines a replay announces ahead (64, and a gather) */
 
-/* Where a line lives: its home partition, and its set in each partition's tag array. */
-typedef struct l2_place {
-    uint32_t home; /* partition */
-    uint32_t set;  /* set in each partition's tag array: slice * sets_per_slice + set in slice */
-} l2_place;
-
 /* A line's place as the hint computed it, kept for its request (the place
  * is a pure function of the line: computing it costs more than this lookup) */
 typedef struct l2_memo {
@@ -144,12 +138,11 @@ static inline void drop_copies(l2 *c, l2_place pl, uint64_t line)
 
 /* l2_read's work, compiled where it is included (l2.c: the baseline,
  * l2_avx2.c: AVX2). */
-static inline CACHE_ALWAYS_INLINE void l2_read_lines(l2 *c, uint32_t part, uint64_t line,
+static inline CACHE_ALWAYS_INLINE void l2_read_lines(l2 *c, uint32_t part, uint64_t line, l2_place pl,
                                                      uint32_t sector_mask, stats *s)
 {
     assert(part < c->partitions);
     cache *near = c->part[part];
-    l2_place pl = place_get(c, line);
     s->v[STAT_L2_REQ_READ]++;
     s->v[STAT_L2_SECT_READ] += popcount(sector_mask);
 
@@ -235,6 +228,7 @@ static inline CACHE_ALWAYS_INLINE void l2_write_lines(l2 *c, uint32_t part, uint
 void l2_read_avx2(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s);
 void l2_write_avx2(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,
                    const uint32_t *byte_mask, stats *s);
+void l2_read_at_avx2(l2 *c, uint32_t part, uint64_t line, l2_place pl, uint32_t sector_mask, stats *s);
 #endif
 /* l2_read and l2_write compiled for the baseline, whatever the CPU (for tests). */
 void l2_read_baseline(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s);

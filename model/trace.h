@@ -202,6 +202,10 @@ typedef struct trace_event {
      * (gpu_mem_strided). False when the lanes came one by one. */
     bool mem_strided;
     uint64_t mem_base, mem_stride;
+    /* Only with trace_reader_options.lazy_lanes: a whole warp's strided lanes
+     * are not written yet, mem.addr holds lane 0 alone (mem_base), and
+     * trace_event_fill_lanes() writes the rest. Always false otherwise. */
+    bool mem_lanes_pending;
     trace_barrier barrier;
     trace_kernel_end kernel_end;
 } trace_event;
@@ -212,7 +216,15 @@ typedef struct trace_reader_options {
     /* A trace whose end record says the capture did not complete is refused
      * unless this is true; then it is read and trace_reader_incomplete() says so. */
     bool allow_incomplete;
+    /* A whole warp's strided record comes with mem_lanes_pending (trace_event)
+     * instead of its 32 lanes written: for a consumer that mostly needs only
+     * base and stride (the replay's model) and fills the lanes where it
+     * needs them. */
+    bool lazy_lanes;
 } trace_reader_options;
+
+/* Write the lanes of a record read with mem_lanes_pending (nothing otherwise). */
+void trace_event_fill_lanes(trace_event *ev);
 
 /* Open path ("-" is standard input) and read the file metadata. NULL on error. */
 trace_reader *trace_reader_open(const char *path, const trace_reader_options *opt, err_info *err);

@@ -770,9 +770,11 @@ dec_mem_checked(trace_reader *r, cursor *c, trace_event *ev, err_info *err)
         ev->mem_strided = true;
         ev->mem_base = base;
         ev->mem_stride = trace_unzigzag(zs);
+        ev->mem_lanes_pending = false;
         trace_mem_expand_stride(m, base, ev->mem_stride);
     } else {
         ev->mem_strided = false;
+        ev->mem_lanes_pending = false;
         uint64_t prev = pd.base;
         uint32_t mask = m->active_mask;
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
@@ -856,14 +858,18 @@ static inline int dec_mem(trace_reader *r, cursor *c, trace_event *ev, err_info 
         ev->mem_strided = true;
         ev->mem_base = base;
         ev->mem_stride = trace_unzigzag(zs);
+        ev->mem_lanes_pending = mask == TRACE_FULL_MASK && r->opt.lazy_lanes;
+        if (ev->mem_lanes_pending)
+            m->addr[0] = base; /* the rest when asked (trace_event_fill_lanes) */
 #if TRACE_AVX2_BUILDS
-        if (mask == TRACE_FULL_MASK && r->bin->avx2)
+        else if (mask == TRACE_FULL_MASK && r->bin->avx2)
             trace_mem_expand_stride_full_avx2(m->addr, base, ev->mem_stride);
-        else
 #endif
+        else
             trace_mem_expand_stride(m, base, ev->mem_stride);
     } else {
         ev->mem_strided = false;
+        ev->mem_lanes_pending = false;
         uint64_t prev = pd.base, z;
         for (int l = 0; l < TRACE_WARP_LANES; l++) {
             if (!(mask >> l & 1u)) {
@@ -1078,19 +1084,30 @@ int trace_bin_dec_next(trace_reader *r, trace_rec *rec, trace_event *ev, err_inf
 }
 
 /* The reader's hot path (trace_reader_next): the next record when it is a
- * memory record with a one-byte length whose bytes are all in the window, at
- * least 11 of them as trace_bin_dec_next asks before it refills (so zstd is
- * called, and its errors reported, at the same record either way). Anything
- * else returns 0 with nothing consumed, for trace_bin_dec_next. */
+ * memory record with a one- or two-byte length (a gather's 32 addresses take
+ * two) whose bytes are all in the window, at least 11 of them as
+ * trace_bin_dec_next asks before it refills (so zstd is called, and its
+ * errors reported, at the same record either way). Anything else returns 0
+ * with nothing consumed, for trace_bin_dec_next. */
 int trace_bin_dec_next_mem(trace_reader *r, trace_event *ev, err_info *err)
 {
     struct trace_bin_dec *d = r->bin;
     size_t avail = d->end - d->pos;
     const uint8_t *start = d->buf + d->pos;
-    if (avail < 11 || start[0] != TRACE_TAG_MEM || start[1] >= 0x80 || avail < 2u + start[1])
+    if (avail < 11 || start[0] != TRACE_TAG_MEM)
         return 0;
-    size_t whole = 2u + start[1];
-    cursor c = {start + 2, start + whole};
+    size_t len = start[1];
+    const uint8_t *body = start + 2;
+    if (len >= 0x80) { /* the varint's two bytes, as trace_get_varint reads them */
+        if (start[2] >= 0x80)
+            return 0;
+        len = (len & 0x7fu) | (size_t)start[2] << 7;
+        body++;
+    }
+    size_t whole = (size_t)(body - start) + len;
+    if (avail < whole)
+        return 0;
+    cursor c = {body, body + len};
     d->pos += whole;
     r->records++;
     r->loc = r->records;

@@ -9,6 +9,7 @@
  * look-ahead. Memory is bounded by one kernel's metadata and one record. */
 #include "trace_int.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -103,6 +104,7 @@ static int raw_next(trace_reader *r, trace_rec *rec, trace_event *ev, err_info *
             ev->mem_strided = r->pending_strided;
             ev->mem_base = r->pending_base;
             ev->mem_stride = r->pending_stride;
+            ev->mem_lanes_pending = false; /* filled when it was kept */
         } else if (rec->type == TREC_BARRIER) {
             ev->barrier = r->pending_bar;
         }
@@ -111,14 +113,16 @@ static int raw_next(trace_reader *r, trace_rec *rec, trace_event *ev, err_info *
     if (r->format == TRACE_FORMAT_BINARY)
         return trace_bin_dec_next(r, rec, ev, err); /* sets mem_strided */
     ev->mem_strided = false; /* the text form's lanes are taken one by one */
+    ev->mem_lanes_pending = false;
     return trace_text_dec_next(r, rec, ev, err);
 }
 
-static void keep_pending(trace_reader *r, const trace_rec *rec, const trace_event *ev)
+static void keep_pending(trace_reader *r, const trace_rec *rec, trace_event *ev)
 {
     r->pending = *rec;
     r->pending_loc = r->loc;
     if (rec->type == TREC_MEM) {
+        trace_event_fill_lanes(ev);
         r->pending_mem = ev->mem;
         r->pending_strided = ev->mem_strided;
         r->pending_base = ev->mem_base;
@@ -313,13 +317,21 @@ static int truncated(trace_reader *r, err_info *err)
 /* Read records until one makes an event (1), the trace ends cleanly (0), or
  * something is wrong (-1). */
 /* A memory record inside a kernel: validated, counted, handed out. */
+/* The full check of a strided record that is not plainly valid, which may
+ * read (and name) its lanes. */
+static __attribute__((noinline)) int validate_strided(trace_reader *r, trace_event *ev, err_info *err)
+{
+    trace_event_fill_lanes(ev);
+    return trace_mem_validate_strided(&r->kernel, &r->limits, &ev->mem, ev->mem_base,
+                                      ev->mem_stride, err);
+}
+
 __attribute__((always_inline)) static inline int accept_mem(trace_reader *r, trace_event *ev,
                                                          err_info *err)
 {
     if (ev->mem_strided
             ? !trace_mem_strided_plainly_valid(&r->limits, &ev->mem, ev->mem_base, ev->mem_stride) &&
-                  trace_mem_validate_strided(&r->kernel, &r->limits, &ev->mem, ev->mem_base,
-                                             ev->mem_stride, err) < 0
+                  validate_strided(r, ev, err) < 0
             : trace_mem_validate_limits(&r->kernel, &r->limits, &ev->mem, err) < 0)
         return fail_at(r, err);
     r->n_mem++;
@@ -527,6 +539,20 @@ int trace_reader_next(trace_reader *r, trace_event *ev, err_info *err)
             return next_slow(r, ev, err, -1);
     }
     return next_slow(r, ev, err, 0);
+}
+
+void trace_event_fill_lanes(trace_event *ev)
+{
+    if (!ev->mem_lanes_pending)
+        return;
+    assert(ev->mem_strided && ev->mem.active_mask == TRACE_FULL_MASK && ev->mem.addr[0] == ev->mem_base);
+#if TRACE_AVX2_BUILDS
+    if (trace_cpu_has_avx2())
+        trace_mem_expand_stride_full_avx2(ev->mem.addr, ev->mem_base, ev->mem_stride);
+    else
+#endif
+        trace_mem_expand_stride(&ev->mem, ev->mem_base, ev->mem_stride);
+    ev->mem_lanes_pending = false;
 }
 
 uint32_t trace_reader_kernels(const trace_reader *r)

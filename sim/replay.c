@@ -6,11 +6,12 @@
  * Read-ahead: inside a kernel the reader runs up to READ_AHEAD records (and
  * READ_AHEAD_LINES announced lines: more would be pushed out of the CPU's
  * caches before use) ahead of the model, and each memory record is announced
- * to the model
- * (gpu_prefetch) when it is read, so that the tag-array sets it will touch are
- * on their way into the CPU's caches by the time it is simulated: the model is
- * bound by memory latency, and this overlaps it. Records are still simulated
- * one by one in trace order, so every count is the same. The read-ahead stops
+ * to the model (gpu_prepare) when it is read, so that the tag-array sets it
+ * will touch are on their way into the CPU's caches by the time it is
+ * simulated: the model is bound by memory latency, and this overlaps it. A
+ * global load or store is also coalesced then, into the model's slot of its
+ * ring entry, and simulated from it (gpu_mem_prepared). Records are still
+ * simulated one by one in trace order, so every count is the same. The read-ahead stops
  * at any record that is not a memory record or a barrier (a kernel, its end):
  * those are handled with nothing read beyond them, so a kernel's callback
  * happens before a later record's error, and ev.kernel stays valid. */
@@ -104,7 +105,10 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
             return -1;
         }
     }
-    trace_reader_options ropt = {.allow_incomplete = opt && opt->allow_incomplete};
+    /* lazy lanes: the model writes a strided warp's 32 lanes only where it
+     * needs them; not for the timing layer, which sees every record's */
+    trace_reader_options ropt = {.allow_incomplete = opt && opt->allow_incomplete,
+                                 .lazy_lanes = !(opt && opt->timing)};
     trace_reader *r = trace_reader_open(path, &ropt, err);
     if (!r) {
         if (have_re)
@@ -131,7 +135,8 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
     /* ring[head .. head + count) are read and not yet simulated; filling stops
      * after a record that is neither a memory record nor a barrier */
     _Static_assert((READ_AHEAD & (READ_AHEAD - 1u)) == 0, "READ_AHEAD is a power of two");
-    trace_event *ring = xmalloc(READ_AHEAD * sizeof *ring);
+    trace_event *ring = xcalloc(READ_AHEAD, sizeof *ring);
+    gpu_prep *prep = gpu_prep_create(READ_AHEAD); /* ring[i]'s early work is in slot i */
     uint32_t lines[READ_AHEAD];   /* lines each record in the ring announced */
     uint32_t head = 0, count = 0, ahead_lines = 0;
     bool more = true;     /* the reader has not ended or failed */
@@ -149,7 +154,7 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
                 break;
             }
             body = slot->type == TRACE_EV_MEM || slot->type == TRACE_EV_BARRIER;
-            lines[at] = slot->type == TRACE_EV_MEM && simulating ? gpu_prefetch(g, &slot->mem) : 0;
+            lines[at] = slot->type == TRACE_EV_MEM && simulating ? gpu_prepare(g, slot, prep, at) : 0;
             ahead_lines += lines[at];
             count++;
         }
@@ -157,7 +162,8 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
          * memory records and barriers, whose simulation no one would see */
         if (rc != 0 || count == 0)
             break;
-        const trace_event *ev = &ring[head];
+        trace_event *ev = &ring[head];
+        const uint32_t at = head;
         ahead_lines -= lines[head];
         head = (head + 1u) & (READ_AHEAD - 1u);
         count--;
@@ -173,12 +179,8 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
             }
             break;
         case TRACE_EV_MEM:
-            if (simulating) {
-                if (ev->mem_strided)
-                    gpu_mem_strided(g, &ev->mem, ev->mem_base, ev->mem_stride);
-                else
-                    gpu_mem(g, &ev->mem);
-            }
+            if (simulating)
+                gpu_mem_prepared(g, ev, prep, at);
             if ((++records & 0xffff) == 0 && prog.on)
                 progress_show(&prog, r, ev->kernel, records);
             break;
@@ -217,6 +219,7 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
             break;
     }
     free(ring);
+    gpu_prep_destroy(prep);
     progress_done(&prog);
     const char *reason = NULL;
     if (rc == 0 && trace_reader_incomplete(r, &reason))

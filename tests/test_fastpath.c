@@ -5,14 +5,20 @@
  * validation with per-kernel limits against the full one,
  * smem_cost_affine against smem_cost_chunks, the shift-folded XOR set index
  * against a fold one group at a time, the LRU list against stamps and a
- * first-oldest scan, and a replay with read-ahead and
+ * first-oldest scan, records coalesced when announced (gpu_prepare) against
+ * records coalesced when simulated, lazy lanes filled against lanes read,
+ * gathers read on the reader's hot path against their text form,
+ * and a replay with read-ahead and
  * prefetch hints against records fed to the model one by one. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cache.h"
+#include "cmd_synth.h"
+#include "commands.h"
 #include "cfg.h"
 #include "coal.h"
 #include "gpu.h"
@@ -419,6 +425,216 @@ START_TEST(gpu_mem_strided_equals_gpu_mem)
             for (int i = 0; i < STAT_COUNT; i++)
                 ck_assert_uint_eq(pa[p].s.v[i], pb[p].s.v[i]);
         }
+        gpu_destroy(a);
+        gpu_destroy(b);
+    }
+}
+END_TEST
+
+/* An observer that folds every event it sees into a checksum. */
+typedef struct event_sum {
+    uint64_t sum, records, requests;
+} event_sum;
+
+static void sum_mix(event_sum *e, uint64_t v)
+{
+    e->sum = (e->sum ^ v) * 0x100000001b3ull + 0x9e3779b97f4a7c15ull;
+}
+
+static void sum_req(event_sum *e, const gpu_l2_req *r)
+{
+    e->requests++;
+    sum_mix(e, r->line);
+    sum_mix(e, ((uint64_t)r->sector_mask << 32) | r->sectors);
+    sum_mix(e, ((uint64_t)r->hit_sectors << 32) | r->dram_sectors);
+    sum_mix(e, (uint64_t)r->op << 1 | r->far);
+}
+
+static void sum_record(void *ctx, const gpu_event *ev)
+{
+    event_sum *e = ctx;
+    e->records++;
+    sum_mix(e, ((uint64_t)ev->sm << 40) | ((uint64_t)ev->tag_wavefronts << 20) | ev->data_wavefronts);
+    for (uint32_t i = 0; i < ev->n_l2; i++)
+        sum_req(e, &ev->l2[i]);
+    if (ev->lines)
+        for (uint32_t i = 0; i < ev->lines->n_lines; i++)
+            sum_mix(e, ev->lines->lines[i].line ^ ((uint64_t)ev->lines->lines[i].sector_mask << 60));
+}
+
+static void sum_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
+{
+    event_sum *e = ctx;
+    sum_mix(e, sm);
+    sum_req(e, r);
+}
+
+/* gpu_prepare + gpu_mem_prepared (a global load or store coalesced when it is
+ * announced, its hints from its lines) against gpu_mem, record after record,
+ * on random records of every space, kind and size: whole and partial warps at
+ * strides (as the reader gives them, strided or not), gathers over a few
+ * lines and over many, records prepared up to 7 ahead in a ring of 8 slots,
+ * some never prepared, some of those simulated with another record's slot,
+ * whole strided warps with their lanes pending (a lazy reader's, garbage
+ * past lane 0: every path that reads lanes must fill them first); on h200
+ * once more with observers, which must see the same events. */
+START_TEST(gpu_mem_prepared_equals_gpu_mem)
+{
+    static const char *const configs[] = {"configs/h200.ini", "configs/k20c.ini", "configs/a100.ini",
+                                          "configs/h200.ini"};
+    for (size_t ci = 0; ci < sizeof configs / sizeof configs[0]; ci++) {
+        cfg_gpu cfg;
+        err_info err = {{0}};
+        ck_assert_msg(cfg_load(configs[ci], &cfg, &err) == 0, "%s", err.msg);
+        trace_kernel k;
+        trace_kernel_init(&k);
+        k.name = k.demangled = (char *)"k";
+        k.grid[0] = 64, k.grid[1] = k.grid[2] = 1;
+        k.block[0] = 256, k.block[1] = k.block[2] = 1;
+        gpu *a = gpu_create(&cfg), *b = gpu_create(&cfg);
+        /* the last pass with observers (the timing layer's view): the same events */
+        bool observed = ci == 3;
+        event_sum ea = {0, 0, 0}, eb = {0, 0, 0};
+        if (observed) {
+            gpu_observer oa = {.record = sum_record, .store_line = sum_store_line, .ctx = &ea};
+            gpu_observer ob = {.record = sum_record, .store_line = sum_store_line, .ctx = &eb};
+            gpu_set_observer(a, &oa);
+            gpu_set_observer(b, &ob);
+        }
+        enum { SLOTS = 8 };
+        gpu_prep *prep = gpu_prep_create(SLOTS);
+        static trace_event ring[SLOTS];
+        static trace_mem whole[SLOTS]; /* each record with its lanes, for b */
+        bool announced[SLOTS] = {false};
+        /* before the kernel: nothing announced, and the record later
+         * simulated from its lanes */
+        memset(&ring[0], 0, sizeof ring[0]);
+        ring[0].type = TRACE_EV_MEM;
+        ck_assert_uint_eq(gpu_prepare(a, &ring[0], prep, 0), 0);
+        ck_assert_msg(gpu_kernel_begin(a, &k, 0, &err) == 0, "%s", err.msg);
+        ck_assert_msg(gpu_kernel_begin(b, &k, 0, &err) == 0, "%s", err.msg);
+        uint64_t seed = 4242 + ci;
+        uint32_t head = 0, count = 0;
+        int prepared = 0, gathers = 0, strided = 0, pending = 0;
+        for (int rep = 0; rep < 60000; rep++) {
+            uint64_t x = next_rand(&seed), y = next_rand(&seed);
+            trace_event *ev = &ring[(head + count) % SLOTS];
+            memset(ev, 0, sizeof *ev);
+            ev->type = TRACE_EV_MEM;
+            trace_mem *m = &ev->mem;
+            m->cta = (uint32_t)(x % 64u);
+            m->warp = (uint32_t)((x >> 6) % 8u);
+            m->pc = (uint32_t)((x >> 9) % 16u) * 16u;
+            m->sm = TRACE_SM_UNKNOWN;
+            m->kind = (uint8_t)((x >> 13) % 4u);
+            if ((x >> 13) % 7u < 4u) /* mostly global */
+                m->space = TRACE_SPACE_GLOBAL;
+            else
+                m->space = (uint8_t)((x >> 15) % 3u);
+            if (m->space == TRACE_SPACE_LOCAL && m->kind >= TRACE_KIND_ATOM)
+                m->kind = TRACE_KIND_LD;
+            m->size_bytes = (uint8_t)(1u << ((x >> 17) % 5u));
+            m->cache_op = (uint8_t)((x >> 20) % 8u < 6u ? TRACE_CACHE_DEFAULT : (x >> 20) % 7u);
+            m->flags = (uint8_t)((x >> 23) % 16u == 0 ? TRACE_MEM_LDGSTS : 0u);
+            m->active_mask = (x >> 27) % 4u ? TRACE_FULL_MASK : (uint32_t)(y >> 32) | 1u;
+            uint64_t size = m->size_bytes, stride;
+            switch ((x >> 30) % 6u) {
+            case 0: stride = size; break;
+            case 1: stride = 0; break;
+            case 2: stride = size << ((x >> 33) % 8u); break;
+            case 3: stride = size * (3u + (x >> 33) % 5u); break;
+            case 4: stride = 0 - size * (1u + (x >> 33) % 4u); break;
+            default: stride = size * 4096u; break;
+            }
+            uint64_t base = m->space == TRACE_SPACE_GLOBAL ? 0x7f0000000000ull + (y % (1u << 20)) * 16u
+                                                           : 0x10000u + (y % 4096u) * 16u;
+            base &= ~(size - 1u);
+            bool gather = m->space == TRACE_SPACE_GLOBAL && (x >> 36) % 3u == 0;
+            uint64_t z = y;
+            for (int l = 0; l < TRACE_WARP_LANES; l++) {
+                uint64_t at = base + stride * (uint64_t)l;
+                if (gather) { /* over 8 lines, or over 64 MiB */
+                    z = next_rand(&seed);
+                    at = (x >> 38) % 2u ? base + (z % 1024u) * size : 0x7e0000000000ull + (z % (1u << 26));
+                    at &= ~(size - 1u);
+                }
+                m->addr[l] = (m->active_mask >> l & 1u) ? at : 0;
+            }
+            ev->mem_strided = !gather && (x >> 39) % 4u != 0;
+            ev->mem_base = base;
+            ev->mem_stride = stride;
+            if (trace_mem_validate(&k, m, &err) != 0)
+                continue;
+            whole[(head + count) % SLOTS] = *m;
+            /* a lazy reader's whole strided warp: lane 0 alone, the rest
+             * garbage until trace_event_fill_lanes (in one bank, on lines
+             * of their own: a path that reads them counts differently) */
+            if (ev->mem_strided && m->active_mask == TRACE_FULL_MASK && (x >> 50) % 2u) {
+                ev->mem_lanes_pending = true;
+                for (int l = 1; l < TRACE_WARP_LANES; l++)
+                    m->addr[l] = base + (uint64_t)l * 8192u + 4096u;
+                pending++;
+            }
+            gathers += gather;
+            strided += ev->mem_strided;
+            /* announce it (most of the time), in its own slot */
+            announced[(head + count) % SLOTS] = (x >> 41) % 8u != 0;
+            if (announced[(head + count) % SLOTS]) {
+                gpu_prepare(a, ev, prep, (head + count) % SLOTS);
+                prepared++;
+            }
+            count++;
+            /* simulate the oldest when the ring is full, or sometimes sooner */
+            while (count == SLOTS || (count > 0 && (x >> 44) % 3u == 0)) {
+                trace_event *old = &ring[head];
+                /* a record not announced, now and then given the next
+                 * slot: simulated from its lanes, and that slot's record
+                 * too (gpu_mem_prepared freed the slot) */
+                uint32_t slot = !announced[head] && (x >> 47) % 4u == 0 ? (head + 1u) % SLOTS : head;
+                gpu_mem_prepared(a, old, prep, slot);
+                if (old->mem_strided)
+                    gpu_mem_strided(b, &whole[head], old->mem_base, old->mem_stride);
+                else
+                    gpu_mem(b, &whole[head]);
+                head = (head + 1u) % SLOTS;
+                count--;
+                x >>= 1;
+            }
+        }
+        while (count > 0) {
+            gpu_mem_prepared(a, &ring[head], prep, head);
+            gpu_mem(b, &whole[head]);
+            head = (head + 1u) % SLOTS;
+            count--;
+        }
+        ck_assert_int_gt(prepared, 20000);
+        ck_assert_int_gt(gathers, 5000);
+        ck_assert_int_gt(strided, 10000);
+        ck_assert_int_gt(pending, 5000);
+        stats sa, sb;
+        gpu_kernel_end(a, &sa);
+        gpu_kernel_end(b, &sb);
+        for (int i = 0; i < STAT_COUNT; i++)
+            ck_assert_msg(sa.v[i] == sb.v[i], "%s: %s %llu, expected %llu", configs[ci],
+                          stat_name((stat_id)i), (unsigned long long)sa.v[i],
+                          (unsigned long long)sb.v[i]);
+        if (observed) {
+            ck_assert_uint_gt(eb.records, 20000);
+            ck_assert_uint_gt(eb.requests, 100000);
+            ck_assert_uint_eq(ea.records, eb.records);
+            ck_assert_uint_eq(ea.requests, eb.requests);
+            ck_assert_msg(ea.sum == eb.sum, "observed events differ");
+        }
+        uint32_t na, nb;
+        const gpu_pc_stats *pa = gpu_pc_breakdown(a, &na), *pb = gpu_pc_breakdown(b, &nb);
+        ck_assert_uint_eq(na, nb);
+        for (uint32_t p = 0; p < na; p++) {
+            ck_assert_uint_eq(pa[p].pc, pb[p].pc);
+            ck_assert_uint_eq(pa[p].executions, pb[p].executions);
+            for (int i = 0; i < STAT_COUNT; i++)
+                ck_assert_uint_eq(pa[p].s.v[i], pb[p].s.v[i]);
+        }
+        gpu_prep_destroy(prep);
         gpu_destroy(a);
         gpu_destroy(b);
     }
@@ -1062,6 +1278,105 @@ START_TEST(read_ahead_changes_no_count)
 }
 END_TEST
 
+/* A reader with lazy lanes gives the same events as one without, once
+ * trace_event_fill_lanes has written the lanes: every record of a few suite
+ * traces (whole strided warps, partial ones, gathers, shared, local). */
+START_TEST(lazy_lanes_fill_to_the_same_records)
+{
+    static const char *const traces[] = {"traces/h200/matrixMul_tiled16.trace",
+                                         "traces/h200/local_array.trace",
+                                         "traces/h200/transpose_shared.trace",
+                                         "traces/h200/histogram_skewed.trace"};
+    uint64_t pending = 0, records = 0;
+    for (size_t i = 0; i < sizeof traces / sizeof traces[0]; i++) {
+        err_info err = {{0}};
+        trace_reader_options lazy = {.lazy_lanes = true};
+        trace_reader *a = trace_reader_open(traces[i], &lazy, &err);
+        ck_assert_msg(a != NULL, "%s", err.msg);
+        trace_reader *b = trace_reader_open(traces[i], NULL, &err);
+        ck_assert_msg(b != NULL, "%s", err.msg);
+        static trace_event ea, eb;
+        int ra, rb;
+        for (;;) {
+            ra = trace_reader_next(a, &ea, &err);
+            rb = trace_reader_next(b, &eb, &err);
+            ck_assert_int_eq(ra, rb);
+            if (ra <= 0)
+                break;
+            ck_assert_int_eq(ea.type, eb.type);
+            if (ea.type != TRACE_EV_MEM)
+                continue;
+            records++;
+            ck_assert(!eb.mem_lanes_pending);
+            if (ea.mem_lanes_pending) {
+                pending++;
+                ck_assert(ea.mem_strided && ea.mem.active_mask == TRACE_FULL_MASK);
+                ck_assert_uint_eq(ea.mem.addr[0], ea.mem_base);
+                trace_event_fill_lanes(&ea);
+                ck_assert(!ea.mem_lanes_pending);
+            }
+            ck_assert(ea.mem_strided == eb.mem_strided);
+            ck_assert(memcmp(&ea.mem, &eb.mem, sizeof ea.mem) == 0);
+        }
+        ck_assert_int_eq(ra, 0);
+        trace_reader_close(a);
+        trace_reader_close(b);
+    }
+    ck_assert_uint_gt(pending, 10000);
+    ck_assert_uint_gt(records, pending);
+}
+END_TEST
+
+/* The reader's hot path takes a gather's record too (a two-byte length): a
+ * synthetic trace of gathers and coalesced stores read from its binary form
+ * gives the records its text form (`trace dump`, read back without the hot
+ * path) gives, lane for lane. A wrong length would leave a record's bytes
+ * unaccounted for, which the decoder refuses (the dump fails: so it does
+ * with the length's high byte shifted by 6, not 7). */
+START_TEST(gather_records_on_the_hot_path_equal_the_text_form)
+{
+    char dir[] = "/tmp/gms-fastpath-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char bin[64], txt[64];
+    snprintf(bin, sizeof bin, "%s/r.trace", dir);
+    snprintf(txt, sizeof txt, "%s/r.txt", dir);
+    char *synth_argv[] = {(char *)"synth", (char *)"--pattern", (char *)"random",
+                          (char *)"--instructions", (char *)"3000", (char *)"-o", bin, NULL};
+    ck_assert_int_eq(cmd_trace_synth(7, synth_argv), 0);
+    char *dump_argv[] = {(char *)"trace", (char *)"dump", (char *)"-o", txt, bin, NULL};
+    ck_assert_int_eq(cmd_trace(5, dump_argv), 0);
+    err_info err = {{0}};
+    trace_reader *a = trace_reader_open(bin, NULL, &err);
+    ck_assert_msg(a != NULL, "%s", err.msg);
+    trace_reader *b = trace_reader_open(txt, NULL, &err);
+    ck_assert_msg(b != NULL, "%s", err.msg);
+    ck_assert_int_eq(trace_reader_format(a), TRACE_FORMAT_BINARY);
+    static trace_event ea, eb;
+    int ra, rb, gathers = 0, records = 0;
+    for (;;) {
+        ra = trace_reader_next(a, &ea, &err);
+        rb = trace_reader_next(b, &eb, &err);
+        ck_assert_int_eq(ra, rb);
+        if (ra <= 0)
+            break;
+        ck_assert_int_eq(ea.type, eb.type);
+        if (ea.type != TRACE_EV_MEM)
+            continue;
+        records++;
+        gathers += !ea.mem_strided;
+        ck_assert(memcmp(&ea.mem, &eb.mem, sizeof ea.mem) == 0);
+    }
+    ck_assert_int_eq(ra, 0);
+    ck_assert_int_gt(gathers, 1000);
+    ck_assert_int_gt(records, gathers);
+    trace_reader_close(a);
+    trace_reader_close(b);
+    unlink(bin);
+    unlink(txt);
+    rmdir(dir);
+}
+END_TEST
+
 /* ---- the observer's prefetch event --------------------------------------------- */
 
 typedef struct seen {
@@ -1148,8 +1463,11 @@ Suite *fastpath_suite(void)
     tcase_add_test(tc, validate_strided_equals_validate);
     tcase_add_test(tc, expand_stride_avx2_equals_baseline);
     tcase_add_test(tc, gpu_mem_strided_equals_gpu_mem);
+    tcase_add_test(tc, gpu_mem_prepared_equals_gpu_mem);
     tcase_add_test(tc, l2_hints_change_no_count);
     tcase_add_test(tc, read_ahead_changes_no_count);
+    tcase_add_test(tc, lazy_lanes_fill_to_the_same_records);
+    tcase_add_test(tc, gather_records_on_the_hot_path_equal_the_text_form);
     tcase_add_test(tc, observer_sees_each_prefetch);
     suite_add_tcase(s, tc);
     return s;
