@@ -19,6 +19,7 @@ typedef struct inst {
     uint8_t kind;     /* inst_kind */
     bool guarded;     /* @P: a branch or EXIT that may fall through */
     bool exit;        /* an EXIT (of the INST_END kinds) */
+    bool constant;    /* LDC, ULDC: a constant-bank load (where a deferred barrier blocks too) */
     uint32_t target;  /* INST_BRANCH: the target's index, NONE when not in the kernel */
     uint32_t reads32; /* reads folded mod 32 */
     uint64_t reads[4];
@@ -128,6 +129,7 @@ sassflow *sassflow_create(const trace_pc_info *pcs, uint32_t n_pcs)
         char base[32];
         base_opcode(op, base, sizeof base);
         in->target = NONE;
+        in->constant = strcmp(base, "LDC") == 0 || strcmp(base, "ULDC") == 0;
         if (is_memory(base)) {
             in->kind = INST_MEMORY;
         } else if (strcmp(base, "BRA") == 0) {
@@ -258,6 +260,11 @@ bool sassflow_between(sassflow *f, uint32_t a, uint32_t b, uint32_t *count, cons
         }
     }
     return true;
+}
+
+bool sassflow_blocks_barrier(const sassflow *f, uint32_t i)
+{
+    return f->insts[i].kind == INST_MEMORY || f->insts[i].constant;
 }
 
 uint32_t sassflow_entry_to_exit(sassflow *f)

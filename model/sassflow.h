@@ -41,6 +41,11 @@ void sassflow_destroy(sassflow *f);
  * cannot be reached from a (then nothing is set). */
 bool sassflow_between(sassflow *f, uint32_t a, uint32_t b, uint32_t *count, const uint32_t **path);
 
+/* Whether instruction i (an index of a path) is where a warp that passed a
+ * BAR.SYNC.DEFER_BLOCKING waits for its CTA (timing.c): a memory
+ * instruction, a barrier or a constant-bank load (LDC, ULDC). */
+bool sassflow_blocks_barrier(const sassflow *f, uint32_t i);
+
 /* The instructions a warp runs from the kernel's entry up to its nearest
  * EXIT (the EXIT not included): what a warp that executes no memory
  * instruction and no barrier issues before it ends, as the empty kernel's

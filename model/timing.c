@@ -915,10 +915,15 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     uint64_t *pcc = t->pc_cycles; /* where the warp's cycles go (NULL: not kept): to the
                                    * instruction it waits to issue, as ncu samples it */
     uint64_t mark = at;
+    /* the CTA's barrier, when the warp's last record was one: its release */
+    uint64_t release = 0;
+    bool bar = false;
     if (w->bar_wait) {
         uint32_t s = (w->bar_gen - 1u) & 1u;
-        if (c->bar_id[s] == w->bar_gen - 1u)
-            at = max64(at, c->bar_max[s] + t->bar_release);
+        if (c->bar_id[s] == w->bar_gen - 1u) {
+            release = c->bar_max[s] + t->bar_release;
+            bar = true;
+        }
         w->bar_wait = false;
     }
     cal *iss = &t->smcal[sm_cal_issue(t, sm, w->smsp)];
@@ -926,16 +931,37 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     uint32_t on_path;
     const uint32_t *path;
     bool flowed = t->flow && sassflow_between(t->flow, w->started ? w->last_pc : UINT32_MAX, pc, &on_path, &path);
+    if (bar && !flowed) {
+        at = max64(at, release);
+        bar = false;
+    }
     if (flowed) {
         /* the instructions on the control flow's shortest path, in order;
          * the warp stops at each that reads a load in flight (in-order
-         * issue), which also covers what a loop's back edge waits for */
-        uint32_t booked = 0;
-        if (pcc && on_path) { /* the barrier's wait: at the first instruction after it */
-            pcc[path[0]] += at - mark;
-            mark = at;
-        }
-        for (uint32_t i = 0; i < on_path && w->n_pend; i++) {
+         * issue), which also covers what a loop's back edge waits for; a
+         * BAR.SYNC.DEFER_BLOCKING blocks the warp at its next memory
+         * instruction, not at the one after it (findings §14) */
+        uint32_t booked = 0, bar_i = on_path;
+        for (uint32_t i = 0; bar && i < on_path; i++)
+            if (sassflow_blocks_barrier(t->flow, path[i])) {
+                bar_i = i;
+                break;
+            }
+        for (uint32_t i = 0; i < on_path && (w->n_pend || (bar && i <= bar_i)); i++) {
+            if (bar && i == bar_i) {
+                if (i > booked) {
+                    at = cal1_book(iss, at, i - booked);
+                    if (pcc)
+                        mark = charge_path(pcc, path + booked, i - booked, mark, at);
+                }
+                booked = i;
+                at = max64(at, release);
+                bar = false;
+                if (pcc) {
+                    pcc[path[i]] += at - mark;
+                    mark = at;
+                }
+            }
             uint32_t r32 = sassflow_reads32(t->flow, path[i]);
             if (!(r32 & w->pend_regs))
                 continue;
@@ -955,12 +981,15 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
         }
         t->issued += on_path;
         between = on_path - booked;
-        if (pcc && between) { /* booked below, from mark */
+        if ((pcc || bar) && between) { /* booked below, from mark */
             uint64_t end = cal1_book(iss, at, between);
-            mark = charge_path(pcc, path + booked, between, mark, end);
+            if (pcc)
+                mark = charge_path(pcc, path + booked, between, mark, end);
             at = end;
             between = 0;
         }
+        if (bar) /* no memory instruction on the way: the record is the next */
+            at = max64(at, release);
     } else if (!w->started)
         between = pc / PC_BYTES; /* the kernel's prologue, straight from its entry */
     else if (pc > w->last_pc)

@@ -526,6 +526,43 @@ START_TEST(a_barrier_waits_for_the_last_warp_in_any_replay_order)
 }
 END_TEST
 
+/* A BAR.SYNC.DEFER_BLOCKING lets the warp go on issuing until its next
+ * memory instruction, where it waits for the CTA (ncu's barrier stall
+ * samples sit there: findings §14). Warp 1 passes the barrier early and
+ * issues its two IADD3s at once; its LDS waits until warp 0, whose shared
+ * store is done at 24, has arrived: 24 + 12 + 2 x 2 warps = 40. */
+START_TEST(a_deferred_barrier_blocks_at_the_next_memory_instruction)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 64);
+    timing_keep_pc_cycles(r.t, true);
+    rig_pc(&r, 0, "STS [R0], R2");
+    rig_pc(&r, 1, "BAR.SYNC.DEFER_BLOCKING 0x0");
+    rig_pc(&r, 2, "IADD3 R4, R4, 0x1, RZ");
+    rig_pc(&r, 3, "IADD3 R6, R6, 0x1, RZ");
+    rig_pc(&r, 4, "LDS R3, [R0]");
+    rig_pc(&r, 5, "EXIT");
+    rig_begin(&r);
+    bar(&r, 0, 1, 1);
+    mem(&r, 0, 0, 0, TRACE_KIND_ST, TRACE_SPACE_SHARED, 0, 4);
+    bar(&r, 0, 0, 1);
+    mem(&r, 0, 1, 4, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4);
+    stats s;
+    gpu_kernel_end(r.g, &s);
+    timing_result res;
+    timing_kernel_end(r.t, &res);
+    /* warp 1: the IADD3s at 2 and 3, one cycle each; the LDS from 4 to its
+     * issue at the release, 40 */
+    ck_assert_uint_eq(res.pc_cycles[2], 1);
+    ck_assert_uint_eq(res.pc_cycles[3], 1);
+    ck_assert_uint_eq(res.pc_cycles[4], 40u + 1u - 4u);
+    gpu_destroy(r.g);
+    timing_destroy(r.t);
+}
+END_TEST
+
 /* Same-line atomics serialize at their slice: 32 lanes of one RED on one
  * address are 32 requests, 3.476 cycles apart. */
 START_TEST(same_address_atomics_serialize)
@@ -930,6 +967,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, the_model_counts_the_instructions_it_issues);
     tcase_add_test(tc, a_warp_without_records_counts_its_way_to_the_exit);
     tcase_add_test(tc, the_warps_cycles_go_to_the_instruction_they_wait_at);
+    tcase_add_test(tc, a_deferred_barrier_blocks_at_the_next_memory_instruction);
     tcase_add_test(tc, an_instruction_between_records_carries_a_dependency);
     tcase_add_test(tc, small_ctas_spread_over_the_sub_partitions);
     tcase_add_test(tc, instructions_that_overflow_a_bin_issue_in_the_next);
