@@ -62,13 +62,26 @@ static void rig_begin(rig *r)
     timing_kernel_begin(r->t, &r->k, gpu_kernel_info_get(r->g));
 }
 
-static uint64_t rig_end(rig *r, timing_result *out)
+/* End the kernel; the timing layer stays, so that what *out points into
+ * (pc_cycles) can be read until rig_close. */
+static uint64_t rig_end_open(rig *r, timing_result *out)
 {
     stats s;
     gpu_kernel_end(r->g, &s);
     timing_kernel_end(r->t, out);
+    return out->cycles;
+}
+
+static void rig_close(rig *r)
+{
     gpu_destroy(r->g);
     timing_destroy(r->t);
+}
+
+static uint64_t rig_end(rig *r, timing_result *out)
+{
+    rig_end_open(r, out);
+    rig_close(r);
     return out->cycles;
 }
 
@@ -271,19 +284,15 @@ START_TEST(the_warps_cycles_go_to_the_instruction_they_wait_at)
     uint64_t a = near_address(&c);
     mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
     mem(&r, 0, 0, 2, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
-    stats s;
-    gpu_kernel_end(r.g, &s);
     timing_result res;
-    timing_kernel_end(r.t, &res);
+    uint64_t cycles = rig_end_open(&r, &res);
     ck_assert_ptr_nonnull(res.pc_cycles);
     ck_assert_uint_eq(res.n_pc_cycles, 4);
     ck_assert_uint_eq(res.pc_cycles[0], 1);
     ck_assert_uint_eq(res.pc_cycles[1], 689);
     ck_assert_uint_eq(res.pc_cycles[2], 1);
     ck_assert_uint_eq(res.pc_cycles[3], 0);
-    uint64_t cycles = res.cycles;
-    gpu_destroy(r.g);
-    timing_destroy(r.t);
+    rig_close(&r);
     ck_assert_uint_eq(cycles, imad_chain(true));
 }
 END_TEST
@@ -549,17 +558,14 @@ START_TEST(a_deferred_barrier_blocks_at_the_next_memory_instruction)
     mem(&r, 0, 0, 0, TRACE_KIND_ST, TRACE_SPACE_SHARED, 0, 4);
     bar(&r, 0, 0, 1);
     mem(&r, 0, 1, 4, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4);
-    stats s;
-    gpu_kernel_end(r.g, &s);
     timing_result res;
-    timing_kernel_end(r.t, &res);
+    rig_end_open(&r, &res);
     /* warp 1: the IADD3s at 2 and 3, one cycle each; the LDS from 4 to its
      * issue at the release, 40 */
     ck_assert_uint_eq(res.pc_cycles[2], 1);
     ck_assert_uint_eq(res.pc_cycles[3], 1);
     ck_assert_uint_eq(res.pc_cycles[4], 40u + 1u - 4u);
-    gpu_destroy(r.g);
-    timing_destroy(r.t);
+    rig_close(&r);
 }
 END_TEST
 
