@@ -903,6 +903,19 @@ static uint64_t charge_path(uint64_t *pcc, const uint32_t *path, uint32_t n, uin
     return to;
 }
 
+/* Book path[from .. to) on the issue calendar from at, in a row, and (pcc)
+ * charge their cycles since *mark; returns the cycle after them. */
+static inline uint64_t book_path(cal *iss, uint64_t at, const uint32_t *path, uint32_t from, uint32_t to,
+                                 uint64_t *pcc, uint64_t *mark)
+{
+    if (to <= from)
+        return at;
+    at = cal1_book(iss, at, to - from);
+    if (pcc)
+        *mark = charge_path(pcc, path + from, to - from, *mark, at);
+    return at;
+}
+
 /* Issue the instructions between the warp's last record and pc, then pc
  * itself; returns the cycle pc issues. regs: pc's registers (NULL: none).
  * Inlined: every record calls it, and a call saved and restored six
@@ -949,11 +962,7 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
             }
         for (uint32_t i = 0; i < on_path && (w->n_pend || (bar && i <= bar_i)); i++) {
             if (bar && i == bar_i) {
-                if (i > booked) {
-                    at = cal1_book(iss, at, i - booked);
-                    if (pcc)
-                        mark = charge_path(pcc, path + booked, i - booked, mark, at);
-                }
+                at = book_path(iss, at, path, booked, i, pcc, &mark);
                 booked = i;
                 at = max64(at, release);
                 bar = false;
@@ -967,11 +976,7 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
                 continue;
             pc_regs reads = {.regs = {.dst = TIMING_NO_REG}, .src32 = r32};
             memcpy(reads.regs.src, sassflow_reads(t->flow, path[i]), sizeof reads.regs.src);
-            if (i > booked) {
-                at = cal1_book(iss, at, i - booked);
-                if (pcc)
-                    mark = charge_path(pcc, path + booked, i - booked, mark, at);
-            }
+            at = book_path(iss, at, path, booked, i, pcc, &mark);
             booked = i;
             wait_regs(w, &reads, TIMING_NO_REG, 0, 0, &at);
             if (pcc) {
@@ -981,11 +986,8 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
         }
         t->issued += on_path;
         between = on_path - booked;
-        if ((pcc || bar) && between) { /* booked below, from mark */
-            uint64_t end = cal1_book(iss, at, between);
-            if (pcc)
-                mark = charge_path(pcc, path + booked, between, mark, end);
-            at = end;
+        if (pcc || bar) { /* the rest now, not below: the barrier or the charges come after them */
+            at = book_path(iss, at, path, booked, on_path, pcc, &mark);
             between = 0;
         }
         if (bar) /* no memory instruction on the way: the record is the next */
