@@ -240,28 +240,38 @@ END_TEST
  * With the whole SASS in the PC table the warp stops at the IMAD until the
  * first load's data is back; with memory instructions only (the IMAD's PC
  * missing) the loads look independent and overlap. */
+/* imad_chain's kernel run on r (rig_open's), its cycles kept per PC when
+ * keep; the kernel is ended, r stays open. */
+static uint64_t imad_chain_on(rig *r, const cfg_gpu *c, bool whole_sass, bool keep, timing_result *res)
+{
+    rig_open(r, c, 1, 32);
+    timing_keep_pc_cycles(r->t, keep);
+    rig_pc(r, 0, "LDG.E R9, desc[UR4][R8.64]");
+    rig_pc(r, 1, "IMAD.WIDE R10, R9, 0x4, R6");
+    rig_pc(r, 2, "LDG.E R11, desc[UR4][R10.64]");
+    rig_pc(r, 3, "EXIT");
+    if (!whole_sass) { /* a capture of memory instructions only: PCs 0 and 2 */
+        r->pcs[1] = r->pcs[2];
+        r->k.n_pcs = 2;
+    }
+    rig_begin(r);
+    uint64_t a = near_address(c);
+    /* one sector each, as in the chain above; the second an L1 hit once the
+     * first's data is back */
+    mem(r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
+    mem(r, 0, 0, 2, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
+    return rig_end_open(r, res);
+}
+
 static uint64_t imad_chain(bool whole_sass)
 {
     cfg_gpu c;
     timing_cfg(&c);
     rig r;
-    rig_open(&r, &c, 1, 32);
-    rig_pc(&r, 0, "LDG.E R9, desc[UR4][R8.64]");
-    rig_pc(&r, 1, "IMAD.WIDE R10, R9, 0x4, R6");
-    rig_pc(&r, 2, "LDG.E R11, desc[UR4][R10.64]");
-    rig_pc(&r, 3, "EXIT");
-    if (!whole_sass) { /* a capture of memory instructions only: PCs 0 and 2 */
-        r.pcs[1] = r.pcs[2];
-        r.k.n_pcs = 2;
-    }
-    rig_begin(&r);
-    uint64_t a = near_address(&c);
-    /* one sector each, as in the chain above; the second an L1 hit once the
-     * first's data is back */
-    mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
-    mem(&r, 0, 0, 2, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
     timing_result res;
-    return rig_end(&r, &res);
+    uint64_t cycles = imad_chain_on(&r, &c, whole_sass, false, &res);
+    rig_close(&r);
+    return cycles;
 }
 
 /* Where the warp's cycles go (timing_keep_pc_cycles, `explain --timing`):
@@ -274,18 +284,8 @@ START_TEST(the_warps_cycles_go_to_the_instruction_they_wait_at)
     cfg_gpu c;
     timing_cfg(&c);
     rig r;
-    rig_open(&r, &c, 1, 32);
-    timing_keep_pc_cycles(r.t, true);
-    rig_pc(&r, 0, "LDG.E R9, desc[UR4][R8.64]");
-    rig_pc(&r, 1, "IMAD.WIDE R10, R9, 0x4, R6");
-    rig_pc(&r, 2, "LDG.E R11, desc[UR4][R10.64]");
-    rig_pc(&r, 3, "EXIT");
-    rig_begin(&r);
-    uint64_t a = near_address(&c);
-    mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
-    mem(&r, 0, 0, 2, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
     timing_result res;
-    uint64_t cycles = rig_end_open(&r, &res);
+    uint64_t cycles = imad_chain_on(&r, &c, true, true, &res);
     ck_assert_ptr_nonnull(res.pc_cycles);
     ck_assert_uint_eq(res.n_pc_cycles, 4);
     ck_assert_uint_eq(res.pc_cycles[0], 1);
