@@ -13,10 +13,6 @@ M=lts__t_requests_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.ma
 for kib in 1 2 4 8 16 32 64; do
     probe_run "$DEST" "slice-$kib" "$M" build/kernels/l2bw 1 132 "$kib" 1
 done
-# the per-slice values themselves, as ncu prints them (not as CSV)
-timeout --kill-after=10 240 "$NCU" --clock-control none --print-metric-instances values \
-    --metrics lts__t_requests_srcunit_tex_op_read.sum build/kernels/l2bw 1 132 1 1 >"$DEST/instances-1.txt" 2>&1 ||
-    echo "instances-1: failed (rc $?)" >&2
 # every SM reading a 32 KiB buffer (spmv's x) against an 8 MiB one: does a
 # small buffer reach the same lookup rate (spread over every slice)?
 M2=lts__t_tag_requests.sum,lts__t_tag_requests.max,lts__t_requests_srcunit_tex_op_read.sum,lts__cycles_elapsed.avg,gpu__time_duration.sum,lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum,l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld.sum
