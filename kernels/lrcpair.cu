@@ -60,6 +60,32 @@
  *     bench/lrcgroup-trace.py writes the same reads as a trace. Prints
  *     "passes 1: ..." as passes does.
  *
+ *   lrcpair key KIB WARP_A WARP_B ALTPC REV SM_A SM_B
+ *     What an identical request must share to merge (findings §2e). The CTAs
+ *     on SM_A and SM_B meet; then only warp WARP_A of the one and warp WARP_B
+ *     of the other read the KIB KiB buffer, one whole line per instruction
+ *     (lane l the l-th float of the line). ALTPC 1: SM_B's warp reads through
+ *     another copy of the loop (other PCs); REV 1: its lanes in reverse
+ *     order (lane l the (31 - l)-th float). Identical lines and sector masks
+ *     either way; no prologue read.
+ *
+ *   lrcpair cap M FILLER_SM DELAY_A DELAY_B SM_A SM_B
+ *     Whether the LRC tracks only so many requests in flight (findings §2e).
+ *     After the CTAs meet, warp 0 of FILLER_SM sends M one-sector requests to
+ *     M lines no one else reads (M a multiple of 32, at most 1,024; 0: none),
+ *     all at once; warp 0 of SM_A, DELAY_A cycles after the meeting (after
+ *     its own fillers when FILLER_SM is SM_A), and warp 0 of SM_B, DELAY_B
+ *     cycles after it, read the same 8 whole lines (32 sectors the LRC could
+ *     merge). No prologue read.
+ *
+ *   lrcpair pkt OFF_A OFF_B SM_A SM_B
+ *     Whether a request merges by its own line alone or with the other lines
+ *     of its instruction (findings §2e). Warp 0 of SM_A and of SM_B read, 64
+ *     times in lock step, two whole lines with one instruction (float2 per
+ *     lane, lanes 0-15 the first line, 16-31 the second): line 64 x i and
+ *     line 64 x i + OFF_A (SM_A) or + OFF_B (SM_B). The first lines are the
+ *     same: a rule by line merges their 256 sectors whatever OFF_B is.
+ *
  * Nothing goes to stdout (ncu --csv writes there). Exit codes as common.cuh. */
 #include "common.cuh"
 
@@ -68,7 +94,7 @@
 #define MAX_PASSES 8 /* passes whose start times are kept */
 
 static const char *USAGE =
-    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM... | band KIB BAND SHIFT WARPS SM...";
+    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM... | band KIB BAND SHIFT WARPS SM... | key KIB WARP_A WARP_B ALTPC REV SM_A SM_B | cap M FILLER_SM DELAY_A DELAY_B SM_A SM_B | pkt OFF_A OFF_B SM_A SM_B";
 
 /* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
 __global__ void mapKernel(unsigned *sms)
@@ -192,6 +218,235 @@ __global__ void groupRead(const float *buf, int nsec, int spr, int gather, int b
         }
     }
     out[sm * THREADS + threadIdx.x] = acc;
+}
+
+/* key mode: the selected warp of each of the two SMs reads the buffer, one
+ * whole line per instruction; SM_B's through other PCs (alt_pc) and/or with
+ * its lanes reversed (rev). */
+__global__ void keyRead(const float *buf, int nlines, unsigned sm_a, unsigned sm_b, int warp_a, int warp_b,
+                        int alt_pc, int rev, unsigned *arrive, float *out, int *timed_out)
+{
+    extern __shared__ float pad[];
+    unsigned sm = smid();
+    bool is_a = sm == sm_a, is_b = sm == sm_b;
+    if (!is_a && !is_b) return;
+    if (threadIdx.x == 0) {
+        pad[0] = 0.0f;
+        atomicAdd(arrive, 1u);
+        unsigned long long t = globaltimer();
+        while (atomicAdd(arrive, 0u) < 2u) {
+            if (globaltimer() - t > 200000000ull) {
+                atomicExch(timed_out, 1);
+                break;
+            }
+        }
+    }
+    __syncthreads();
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    float acc = 0.0f;
+    if (is_a && warp == warp_a) {
+#pragma unroll 1
+        for (int i = 0; i < nlines; ++i) acc += buf[i * 32 + lane];
+    } else if (is_b && warp == warp_b) {
+        int l = rev ? 31 - lane : lane;
+        if (alt_pc) { /* the same one load per iteration, at other PCs */
+#pragma unroll 1
+            for (int i = 0; i < nlines; ++i) acc += buf[i * 32 + l] * 1.5f;
+        } else {
+#pragma unroll 1
+            for (int i = 0; i < nlines; ++i) acc += buf[i * 32 + l];
+        }
+    }
+    out[sm * THREADS + threadIdx.x] = acc;
+}
+
+#define CAP_MAX_INSTR 32 /* filler instructions of 32 lines each */
+#define CAP_TEST_LINES 8
+
+/* cap mode: the filler's M requests in flight, then the two SMs' identical
+ * test lines; every load is issued before any is used */
+__global__ void capRead(const float *fill, const float *test, int m_instr, unsigned filler, unsigned sm_a,
+                        unsigned sm_b, long long delay_a, long long delay_b, unsigned members, unsigned *arrive,
+                        float *out, int *timed_out)
+{
+    extern __shared__ float pad[];
+    unsigned sm = smid();
+    bool is_f = sm == filler, is_a = sm == sm_a, is_b = sm == sm_b;
+    if (!is_f && !is_a && !is_b) return;
+    if (threadIdx.x == 0) {
+        pad[0] = 0.0f;
+        atomicAdd(arrive, 1u);
+        unsigned long long t = globaltimer();
+        while (atomicAdd(arrive, 0u) < members) {
+            if (globaltimer() - t > 200000000ull) {
+                atomicExch(timed_out, 1);
+                break;
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x >= 32) return;
+    int lane = threadIdx.x;
+    float v[CAP_MAX_INSTR], w[CAP_TEST_LINES], acc = 0.0f;
+    long long s0 = clock64();
+    if (is_f) {
+        const float *mine = fill + (size_t)sm * CAP_MAX_INSTR * 32 * 32;
+#pragma unroll
+        for (int k = 0; k < CAP_MAX_INSTR; ++k)
+            v[k] = k < m_instr ? mine[(size_t)(k * 32 + lane) * 32] : 0.0f;
+    }
+    if (is_a || is_b) {
+        long long wait = is_a ? delay_a : delay_b;
+        while (clock64() - s0 < wait) {
+        }
+#pragma unroll
+        for (int i = 0; i < CAP_TEST_LINES; ++i)
+            w[i] = test[i * 32 + lane];
+#pragma unroll
+        for (int i = 0; i < CAP_TEST_LINES; ++i)
+            acc += w[i];
+    }
+    if (is_f) {
+#pragma unroll
+        for (int k = 0; k < CAP_MAX_INSTR; ++k)
+            acc += v[k];
+    }
+    out[sm * THREADS + threadIdx.x] = acc;
+}
+
+#define PKT_ITERS 64
+#define PKT_STRIDE 64 /* lines between iterations' first lines (8 KiB) */
+
+/* pkt mode: each iteration one instruction of two lines, one load in flight
+ * at a time (its value used before the next), so that the two SMs go in step */
+__global__ void pktRead(const float2 *buf, int off_a, int off_b, unsigned sm_a, unsigned sm_b, unsigned *arrive,
+                        float *out, int *timed_out)
+{
+    extern __shared__ float pad[];
+    unsigned sm = smid();
+    bool is_a = sm == sm_a, is_b = sm == sm_b;
+    if (!is_a && !is_b) return;
+    if (threadIdx.x == 0) {
+        pad[0] = 0.0f;
+        atomicAdd(arrive, 1u);
+        unsigned long long t = globaltimer();
+        while (atomicAdd(arrive, 0u) < 2u) {
+            if (globaltimer() - t > 200000000ull) {
+                atomicExch(timed_out, 1);
+                break;
+            }
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x >= 32) return;
+    int lane = threadIdx.x, off = is_a ? off_a : off_b;
+    float acc = 0.0f;
+#pragma unroll 1
+    for (int i = 0; i < PKT_ITERS; ++i) {
+        int line = i * PKT_STRIDE + (lane < 16 ? 0 : off);
+        float2 v = buf[(size_t)line * 16 + lane % 16];
+        acc += v.x + v.y;
+    }
+    out[sm * THREADS + threadIdx.x] = acc;
+}
+
+static int one_cta_per_sm_smem(void);
+
+static int run_pkt(int off_a, int off_b, int sm_a, int sm_b)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(pktRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    size_t lines = (size_t)PKT_ITERS * PKT_STRIDE;
+    float2 *buf = dev_alloc<float2>(lines * 16);
+    CHECK(cudaMemset(buf, 0, lines * 128));
+    unsigned *arrive = dev_alloc<unsigned>(1);
+    CHECK(cudaMemset(arrive, 0, sizeof(unsigned)));
+    float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
+    int *timed_out = dev_alloc<int>(1);
+    CHECK(cudaMemset(timed_out, 0, sizeof(int)));
+    pktRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, off_a, off_b, (unsigned)sm_a, (unsigned)sm_b, arrive,
+                                                      out, timed_out);
+    CHECK_LAUNCH();
+    int to = 0;
+    CHECK(cudaMemcpy(&to, timed_out, sizeof to, cudaMemcpyDeviceToHost));
+    if (to)
+        fprintf(stderr, "lrcpair: pkt: the CTAs did not meet\n");
+    CHECK(cudaFree(buf));
+    CHECK(cudaFree(arrive));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(timed_out));
+    char what[96];
+    snprintf(what, sizeof what, "pktRead offsets %d/%d, SMs %d/%d", off_a, off_b, sm_a, sm_b);
+    return finish(what, to ? 1 : 0);
+}
+
+static int run_cap(int m, int filler, long long delay_a, long long delay_b, int sm_a, int sm_b)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(capRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    size_t fill_floats = (size_t)p.multiProcessorCount * CAP_MAX_INSTR * 32 * 32;
+    float *fill = dev_alloc<float>(fill_floats);
+    CHECK(cudaMemset(fill, 0, fill_floats * sizeof(float)));
+    float *test = dev_alloc<float>((size_t)CAP_TEST_LINES * 32);
+    CHECK(cudaMemset(test, 0, (size_t)CAP_TEST_LINES * 128));
+    unsigned *arrive = dev_alloc<unsigned>(1);
+    CHECK(cudaMemset(arrive, 0, sizeof(unsigned)));
+    float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
+    int *timed_out = dev_alloc<int>(1);
+    CHECK(cudaMemset(timed_out, 0, sizeof(int)));
+    unsigned members = 1u + (sm_b != sm_a) + (filler != sm_a && filler != sm_b);
+    capRead<<<p.multiProcessorCount, THREADS, smem>>>(fill, test, m / 32, (unsigned)filler, (unsigned)sm_a,
+                                                      (unsigned)sm_b, delay_a, delay_b, members, arrive, out,
+                                                      timed_out);
+    CHECK_LAUNCH();
+    int to = 0;
+    CHECK(cudaMemcpy(&to, timed_out, sizeof to, cudaMemcpyDeviceToHost));
+    if (to)
+        fprintf(stderr, "lrcpair: cap: the CTAs did not meet\n");
+    CHECK(cudaFree(fill));
+    CHECK(cudaFree(test));
+    CHECK(cudaFree(arrive));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(timed_out));
+    char what[128];
+    snprintf(what, sizeof what, "capRead %d fillers on SM %d, delays %lld/%lld, SMs %d/%d", m, filler, delay_a,
+             delay_b, sm_a, sm_b);
+    return finish(what, to ? 1 : 0);
+}
+
+static int run_key(int kib, int warp_a, int warp_b, int alt_pc, int rev, int sm_a, int sm_b)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(keyRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    int nlines = kib * 1024 / 128;
+    float *buf = dev_alloc<float>((size_t)nlines * 32);
+    CHECK(cudaMemset(buf, 0, (size_t)nlines * 128));
+    unsigned *arrive = dev_alloc<unsigned>(1);
+    CHECK(cudaMemset(arrive, 0, sizeof(unsigned)));
+    float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
+    int *timed_out = dev_alloc<int>(1);
+    CHECK(cudaMemset(timed_out, 0, sizeof(int)));
+    keyRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, nlines, (unsigned)sm_a, (unsigned)sm_b, warp_a, warp_b,
+                                                      alt_pc, rev, arrive, out, timed_out);
+    CHECK_LAUNCH();
+    int to = 0;
+    CHECK(cudaMemcpy(&to, timed_out, sizeof to, cudaMemcpyDeviceToHost));
+    if (to)
+        fprintf(stderr, "lrcpair: key: the CTAs did not meet\n");
+    CHECK(cudaFree(buf));
+    CHECK(cudaFree(arrive));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(timed_out));
+    char what[128];
+    snprintf(what, sizeof what, "keyRead %d KiB, warps %d/%d, alt_pc %d, rev %d, SMs %d/%d", kib, warp_a, warp_b,
+             alt_pc, rev, sm_a, sm_b);
+    return finish(what, to ? 1 : 0);
 }
 
 static int one_cta_per_sm_smem(void)
@@ -419,6 +674,36 @@ int main(int argc, char **argv)
         int shift = (int)parse_long(argv[4], "SHIFT", 0, 1 << 25, USAGE);
         int warps = (int)parse_long(argv[5], "WARPS", 1, THREADS / 32, USAGE);
         return run_group(kib, 1, 3, 0, 0, 1, band, shift, 32 * warps, argc - 6, argv + 6);
+    }
+    if (strcmp(argv[1], "key") == 0) {
+        if (argc != 9) usage_fail(USAGE, "key needs KIB WARP_A WARP_B ALTPC REV SM_A SM_B");
+        int kib = (int)parse_long(argv[2], "KIB", 1, 1 << 16, USAGE);
+        int wa = (int)parse_long(argv[3], "WARP_A", 0, THREADS / 32 - 1, USAGE);
+        int wb = (int)parse_long(argv[4], "WARP_B", 0, THREADS / 32 - 1, USAGE);
+        int alt = (int)parse_long(argv[5], "ALTPC", 0, 1, USAGE);
+        int rev = (int)parse_long(argv[6], "REV", 0, 1, USAGE);
+        int sa = (int)parse_long(argv[7], "SM_A", 0, MAX_SMS - 1, USAGE);
+        int sb = (int)parse_long(argv[8], "SM_B", 0, MAX_SMS - 1, USAGE);
+        return run_key(kib, wa, wb, alt, rev, sa, sb);
+    }
+    if (strcmp(argv[1], "pkt") == 0) {
+        if (argc != 6) usage_fail(USAGE, "pkt needs OFF_A OFF_B SM_A SM_B");
+        int oa = (int)parse_long(argv[2], "OFF_A", 1, PKT_STRIDE - 1, USAGE);
+        int ob = (int)parse_long(argv[3], "OFF_B", 1, PKT_STRIDE - 1, USAGE);
+        int sa = (int)parse_long(argv[4], "SM_A", 0, MAX_SMS - 1, USAGE);
+        int sb = (int)parse_long(argv[5], "SM_B", 0, MAX_SMS - 1, USAGE);
+        return run_pkt(oa, ob, sa, sb);
+    }
+    if (strcmp(argv[1], "cap") == 0) {
+        if (argc != 8) usage_fail(USAGE, "cap needs M FILLER_SM DELAY_A DELAY_B SM_A SM_B");
+        int m = (int)parse_long(argv[2], "M", 0, CAP_MAX_INSTR * 32, USAGE);
+        if (m % 32 != 0) usage_fail(USAGE, "M must be a multiple of 32");
+        int f = (int)parse_long(argv[3], "FILLER_SM", 0, MAX_SMS - 1, USAGE);
+        long long da = parse_long(argv[4], "DELAY_A", 0, 100000000, USAGE);
+        long long db = parse_long(argv[5], "DELAY_B", 0, 100000000, USAGE);
+        int sa = (int)parse_long(argv[6], "SM_A", 0, MAX_SMS - 1, USAGE);
+        int sb = (int)parse_long(argv[7], "SM_B", 0, MAX_SMS - 1, USAGE);
+        return run_cap(m, f, da, db, sa, sb);
     }
     usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     return EXIT_USAGE;
