@@ -822,6 +822,11 @@ static int check_l2(const cfg_gpu *c, const cfg_origin *o, err_info *err)
                         " bytes (the model's memory bound), got %" PRIu64, CFG_MAX_L2_LINES,
                         c->l2_line_bytes, (uint64_t)CFG_MAX_L2_LINES * c->l2_line_bytes,
                         c->l2_size_bytes);
+    uint32_t sectors = c->l2_line_bytes / c->l2_sector_bytes;
+    if (!is_pow2(c->l2_fetch_sectors) || c->l2_fetch_sectors > sectors)
+        return key_fail(err, o, KEY_l2_fetch_sectors,
+                        "expected a power of two of at most the sectors of a line (%" PRIu32 "), got %" PRIu32,
+                        sectors, c->l2_fetch_sectors);
     /* the model moves whole lines and sectors between L1 and L2 */
     if (c->l2_line_bytes != c->l1_line_bytes)
         return key_fail(err, o, KEY_l2_line_bytes,

@@ -90,6 +90,7 @@ typedef struct cfg_gpu {
     uint32_t l2_sets_per_slice;  /* power of two */
     uint32_t l2_ways;
     cfg_set_index l2_set_index;
+    uint32_t l2_fetch_sectors;   /* a read miss fetches the aligned block of this many sectors */
     bool l2_ecc;                 /* partial-sector writes make L2 read the sector from DRAM */
     uint32_t l2_n_gpc_partition; /* 0 (none: SM s in partition s mod partitions) or GPCs mapped */
     uint8_t l2_gpc_partition[CFG_MAX_SMS]; /* the partition of each GPC (a GPC map's storage) */

@@ -161,12 +161,13 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
 
 /* ---- the observer (gpu.h): what one L2 request did, from the counters it moved */
 typedef struct obs_snap {
-    uint64_t hit, dram, fabric;
+    uint64_t hit, miss, dram, fabric;
 } obs_snap;
 
 static inline void obs_take(const stats *s, obs_snap *o)
 {
     o->hit = s->v[STAT_L2_SECT_READ_HIT];
+    o->miss = s->v[STAT_L2_SECT_READ_MISS];
     o->dram = s->v[STAT_DRAM_SECT_READ] + s->v[STAT_DRAM_SECT_WRITE];
     o->fabric = s->v[STAT_L2_SECT_FABRIC];
 }
@@ -177,6 +178,7 @@ static gpu_l2_req obs_req(const stats *s, const obs_snap *before, gpu_l2_op op, 
     obs_take(s, &after);
     return (gpu_l2_req){.line = line, .sector_mask = mask, .sectors = cache_popcount(mask),
                         .hit_sectors = (uint32_t)(after.hit - before->hit),
+                        .miss_sectors = (uint32_t)(after.miss - before->miss),
                         .dram_sectors = (uint32_t)(after.dram - before->dram),
                         .op = (uint8_t)op, .far = after.fabric != before->fabric};
 }
@@ -194,6 +196,7 @@ static void obs_keep(gpu *g, const stats *s, const obs_snap *before, gpu_l2_op o
     gpu_l2_req *last = &g->obs_l2[GPU_OBS_MAX_L2 - 1u];
     last->sectors += r.sectors;
     last->hit_sectors += r.hit_sectors;
+    last->miss_sectors += r.miss_sectors;
     last->dram_sectors += r.dram_sectors;
     last->far |= r.far;
 }
@@ -667,7 +670,7 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
 {
     gpu *g = ctx;
     stats *s = &g->pcs[pc_idx].s;
-    obs_snap before = {0, 0, 0};
+    obs_snap before = {0};
     if (g->observing)
         obs_take(s, &before);
     l2_write(g->l2, g->sm_partition[sm], ln->line, ln->sector_mask, ln->byte_mask, s);
@@ -807,7 +810,7 @@ static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
         s->v[red ? STAT_L1_SECT_GLOBAL_RED : STAT_L1_SECT_GLOBAL_ATOM] += g->res.n_sectors;
         l1_invalidate(g->l1[sm], &g->res);
         for (uint32_t i = 0; i < g->res.n_lines; i++) {
-            obs_snap before = {0, 0, 0};
+            obs_snap before = {0};
             if (g->observing)
                 obs_take(s, &before);
             l2_atomic(g->l2, part, g->res.lines[i].line, g->res.lines[i].sector_mask, red, s);

@@ -133,6 +133,9 @@ typedef struct gpu_l2_req {
     uint32_t sectors;       /* bits in sector_mask (folded requests: their sum) */
     uint32_t hit_sectors;   /* reads: sectors that hit in the SM's near partition */
     uint32_t dram_sectors;  /* DRAM sectors read and written because of this request */
+    uint32_t miss_sectors;  /* reads: sectors fetched into the near partition (the lookup misses;
+                             * more than those of sector_mask that missed when l2.fetch_sectors
+                             * blocks brought others beside them, findings §15) */
     uint8_t op;             /* gpu_l2_op */
     bool far;               /* crossed the fabric to the other partition */
 } gpu_l2_req;

@@ -23,6 +23,7 @@ l2 *l2_create(const cfg_gpu *c)
     assert(c->l2_partitions >= 1 && c->l2_partitions <= L2_MAX_PARTITIONS);
     assert(c->l2_slices % c->l2_partitions == 0);
     assert(c->l2_line_bytes / c->l2_sector_bytes <= CACHE_MAX_SECTORS);
+    assert(c->l2_fetch_sectors >= 1 && (c->l2_fetch_sectors & (c->l2_fetch_sectors - 1u)) == 0);
     l2 *l = xcalloc(1, sizeof *l);
     l->partitions = c->l2_partitions;
     l->slices_per_partition = c->l2_slices / c->l2_partitions;
@@ -33,6 +34,8 @@ l2 *l2_create(const cfg_gpu *c)
     l->full = cache_full_mask(c->l2_sector_bytes);
     l->ecc = c->l2_ecc;
     l->index = c->l2_set_index;
+    for (uint32_t m = 0; m < (1u << CACHE_MAX_SECTORS); m++)
+        l->fetch_block[m] = (uint8_t)l2_fetch_blocks(m, c->l2_fetch_sectors, l->sectors_per_line);
     /* the partition's sets: slice-major; the caller picks the set (hash) */
     uint32_t sets = l->slices_per_partition * l->sets_per_slice;
     for (uint32_t p = 0; p < l->partitions; p++)

@@ -2,7 +2,9 @@
  *
  * Modelled (hardware-facts.md §3.3, §3.5, §4):
  *  - sectored 128-byte lines, LRU, write-back, write-allocate at sector
- *    granularity; partial sectors are kept with byte masks.
+ *    granularity; partial sectors are kept with byte masks. A read miss
+ *    fetches l2.fetch_sectors sectors around each missing one (64 bytes on
+ *    the H100 and H200, findings §15).
  *  - partitions x slices. A line's home partition and slice come from a hash
  *    of its 2 KiB granule (splitmix64's finaliser of line >> 4; the real hash
  *    is not public, the measured fact is only that about half of a footprint
@@ -67,6 +69,18 @@ static inline l2_home_slice l2_home_slice_of(uint64_t line, uint32_t partitions,
 
 typedef struct l2 l2;
 
+/* The sectors a read missing the sectors of mask fetches: the aligned
+ * blocks of fetch_sectors (a power of two) that hold them, in a line of
+ * sectors_per_line (findings §15). */
+static inline uint32_t l2_fetch_blocks(uint32_t mask, uint32_t fetch_sectors, uint32_t sectors_per_line)
+{
+    uint32_t block = (1u << fetch_sectors) - 1u, f = 0;
+    for (uint32_t b = 0; b < sectors_per_line; b += fetch_sectors)
+        if (mask & (block << b))
+            f |= block << b;
+    return f & ((1u << sectors_per_line) - 1u);
+}
+
 /* Where a line lives: its home partition, and its set in each partition's tag array. */
 typedef struct l2_place {
     uint32_t home; /* partition */
@@ -83,9 +97,13 @@ void l2_clear(l2 *c);
 
 uint32_t l2_home_partition(const l2 *c, uint64_t line);
 
+
 /* A read request from an SM of partition part for the sectors of line in
  * sector_mask (whole sectors). Counts the request, its sectors, hits,
- * misses, fabric sectors, DRAM reads and write-backs into *s. */
+ * misses, fabric sectors, DRAM reads and write-backs into *s. A miss
+ * fetches the aligned blocks of l2.fetch_sectors around its missing
+ * sectors (what the line does not hold whole of them), and each sector
+ * fetched is a lookup miss (findings §15). */
 void l2_read(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, stats *s);
 
 /* A write request: byte_mask[i] are the bytes written in sector i. */

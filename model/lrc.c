@@ -47,7 +47,7 @@ void lrc_reset(lrc *l)
 }
 
 lrc_outcome lrc_merge_from(lrc *l, lrc_set *set, uint32_t w, uint32_t sm, uint64_t line, uint32_t mask,
-                           uint64_t t, uint32_t hit_sectors, uint64_t *ret)
+                           uint64_t t, uint32_t hit_sectors, uint32_t fetched_beside, uint64_t *ret)
 {
     for (; w < set->n; w++) {
         if (set->line[w] != line || set->mask[w] != mask || set->sm[w] == sm)
@@ -68,16 +68,17 @@ lrc_outcome lrc_merge_from(lrc *l, lrc_set *set, uint32_t w, uint32_t sm, uint64
         l->counts.requests++;
         l->counts.sectors += n;
         l->counts.hit_sectors += hit_sectors < n ? hit_sectors : n;
+        l->counts.fetched_beside += fetched_beside;
         return LRC_MERGED;
     }
     return LRC_NEW;
 }
 
 lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
-                      uint64_t *ret)
+                      uint32_t fetched_beside, uint64_t *ret)
 {
     lrc_set *set = lrc_set_of(l, sm, line, mask);
-    lrc_outcome out = lrc_merge_in(l, set, sm, line, mask, t, hit_sectors, ret);
+    lrc_outcome out = lrc_merge_in(l, set, sm, line, mask, t, hit_sectors, fetched_beside, ret);
     /* for lrc_sent: the way it will take */
     l->next_set = out == LRC_NEW ? set : NULL;
     l->next_way = lrc_victim(set);
@@ -106,7 +107,7 @@ lrc_counts lrc_get_counts(const lrc *l)
 
 void lrc_counts_apply(const lrc_counts *m, stats *s)
 {
-    uint64_t hit = m->hit_sectors, miss = m->sectors - m->hit_sectors;
+    uint64_t hit = m->hit_sectors, miss = m->sectors - m->hit_sectors + m->fetched_beside;
     s->v[STAT_L2_REQ_READ] -= m->requests <= s->v[STAT_L2_REQ_READ] ? m->requests : s->v[STAT_L2_REQ_READ];
     s->v[STAT_L2_SECT_READ] -= m->sectors <= s->v[STAT_L2_SECT_READ] ? m->sectors : s->v[STAT_L2_SECT_READ];
     s->v[STAT_L2_SECT_READ_HIT] -= hit <= s->v[STAT_L2_SECT_READ_HIT] ? hit : s->v[STAT_L2_SECT_READ_HIT];

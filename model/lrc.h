@@ -50,6 +50,8 @@ typedef struct lrc_counts {
     uint64_t requests;     /* merged read requests */
     uint64_t sectors;      /* their sectors */
     uint64_t hit_sectors;  /* of those, sectors the functional model counted as L2 hits */
+    uint64_t fetched_beside; /* sectors their functional reads fetched beyond those asked for
+                              * (l2.fetch_sectors), lookup misses too */
 } lrc_counts;
 
 /* sm_gpc[s]: the GPC of SM s, for s < sm_count; gpcs: 1 + the largest.
@@ -74,10 +76,11 @@ typedef enum lrc_outcome {
  * *ret to the cycle the group's data is back at the LRC (the other request's
  * return, or for a pair met out of replay order t plus the other's time in
  * flight) and merges it (added to the counts; hit_sectors: what the
- * functional model counted as L2 hits of it) or, every LRC_SERVES-th member
- * of the group, has it read again. */
+ * functional model counted as L2 hits of it, fetched_beside: the sectors its
+ * functional read fetched beyond mask) or, every LRC_SERVES-th member of
+ * the group, has it read again. */
 lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
-                      uint64_t *ret);
+                      uint32_t fetched_beside, uint64_t *ret);
 /* The request (not merged) was sent to L2 at t; its data is back at ret. */
 void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint64_t ret);
 
@@ -85,7 +88,8 @@ void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uin
 lrc_counts lrc_get_counts(const lrc *l);
 
 /* Take the merged requests out of the functional L2 read counters of s: read
- * requests and sectors, and of the sectors the hits (the rest are misses). */
+ * requests and sectors, and of the sectors the hits (the rest, and the
+ * sectors fetched beside them, are misses). */
 void lrc_counts_apply(const lrc_counts *m, stats *s);
 
 #endif

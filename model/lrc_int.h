@@ -82,18 +82,19 @@ static inline uint32_t lrc_victim(const lrc_set *set)
 /* lrc_merge_in past its first look: way w is the first of set that holds
  * line (out of line: the usual lookup finds none). */
 lrc_outcome lrc_merge_from(lrc *l, lrc_set *set, uint32_t w, uint32_t sm, uint64_t line, uint32_t mask,
-                           uint64_t t, uint32_t hit_sectors, uint64_t *ret);
+                           uint64_t t, uint32_t hit_sectors, uint32_t fetched_beside, uint64_t *ret);
 
 /* lrc_merge in set (lrc_set_of's): LRC_NEW when no way qualifies (then
  * lrc_victim(set) is the way for lrc_sent_in). */
 static inline lrc_outcome lrc_merge_in(lrc *l, lrc_set *set, uint32_t sm, uint64_t line, uint32_t mask,
-                                       uint64_t t, uint32_t hit_sectors, uint64_t *ret)
+                                       uint64_t t, uint32_t hit_sectors, uint32_t fetched_beside,
+                                       uint64_t *ret)
 {
     /* the first way that holds the line (ways past n hold none): usually none */
 #pragma GCC unroll 8
     for (uint32_t w = 0; w < LRC_WAYS; w++)
         if (set->line[w] == line)
-            return lrc_merge_from(l, set, w, sm, line, mask, t, hit_sectors, ret);
+            return lrc_merge_from(l, set, w, sm, line, mask, t, hit_sectors, fetched_beside, ret);
     return LRC_NEW;
 }
 

@@ -398,6 +398,20 @@ typedef struct announced {
     uint32_t sm_cal; /* its SM's first calendar in smcal (sm_cal_issue(t, sm, 0)) */
 } announced;
 
+/* A read that missed in L2 fetched whole blocks of l2.fetch_sectors sectors
+ * (findings §15); the functional model holds the sectors beside those it
+ * asked for at once, but their data is in L2 only when the fill is: a read
+ * of them before then waits for it (docs/timing.md, "The L2's 64-byte
+ * fetch"). Direct-mapped by line: a slot lost to another line only makes a
+ * later read of the first line's sectors return as an L2 hit. */
+#define TIMING_FILL_SLOTS 4096u
+#define TIMING_FETCH_MASKS (1u << CACHE_MAX_SECTORS)
+typedef struct fill_slot {
+    uint64_t line;  /* UINT64_MAX: empty */
+    uint64_t ready; /* the fill's data is at the slice */
+    uint32_t mask;  /* the sectors it fetched beside those asked for */
+} fill_slot;
+
 struct timing {
     cfg_gpu cfg;
     /* announced ANNOUNCE_LAG records ago, at [n_ann % ANNOUNCE_LAG]; zeros
@@ -454,6 +468,11 @@ struct timing {
     uint32_t cap_pc_cycles;
     bool keep_pc_cycles;
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
+    uint8_t fetch_beside[TIMING_FETCH_MASKS]; /* a read of sectors m fetches these others when it
+                               * misses them all (l2_fetch_blocks(m) & ~m) */
+    fill_slot *fills;         /* [TIMING_FILL_SLOTS] the latest fill of each slot's lines that
+                               * brought sectors beside those asked for; NULL when L2 fetches
+                               * only the sectors asked for (l2.fetch_sectors 1) */
     sassflow *flow;          /* the kernel's whole SASS (sassflow.h); NULL: the PC table holds
                                * only memory instructions and barriers */
     /* the SMs' write queues towards L2 (wqueue.h); each SM's drain is its
@@ -555,6 +574,12 @@ timing *timing_create(const cfg_gpu *c)
     t->cta_mask = n_ctas - 1u;
     if (c->n_sm_gpc == n_sm)
         t->lrc = lrc_create(c->sm_gpc, n_sm, c->t_lrc_window_cycles);
+    if (c->l2_fetch_sectors > 1u) {
+        t->fills = xcalloc(TIMING_FILL_SLOTS, sizeof *t->fills);
+        uint32_t spl = c->l2_line_bytes / c->l2_sector_bytes;
+        for (uint32_t m = 0; m < TIMING_FETCH_MASKS; m++)
+            t->fetch_beside[m] = (uint8_t)(l2_fetch_blocks(m, c->l2_fetch_sectors, spl) & ~m);
+    }
     t->line_shift = (uint32_t)__builtin_ctz(c->l1_line_bytes);
     t->sector_shift = (uint32_t)__builtin_ctz(c->l1_sector_bytes);
     t->wq = wqueue_create(n_sm);
@@ -581,6 +606,7 @@ void timing_destroy(timing *t)
     free(t->pc_cycles);
     lrc_destroy(t->lrc);
     wqueue_destroy(t->wq);
+    free(t->fills);
     free(t);
 }
 
@@ -650,6 +676,9 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     for (uint32_t i = 0; i < t->cfg.l2_slices; i++)
         cal_clear(&t->slice[i]);
     cal_clear(&t->dram);
+    if (t->fills)
+        for (uint32_t i = 0; i < TIMING_FILL_SLOTS; i++)
+            t->fills[i].line = UINT64_MAX;
     wqueue_reset(t->wq);
     memset(t->slices, 0, t->cfg.l2_slices * sizeof *t->slices);
     memset(t->sms, 0, n_sm * sizeof *t->sms);
@@ -1062,7 +1091,8 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
         t->lrc_in += r->sectors;
         if (t->lrc && (!last || r->sectors == cache_popcount(r->sector_mask))) { /* not folded */
             lset = lrc_set_of(t->lrc, sm, r->line, r->sector_mask);
-            outcome = lrc_merge_in(t->lrc, lset, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, &group_ret);
+            outcome = lrc_merge_in(t->lrc, lset, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors,
+                                   r->miss_sectors - (r->sectors - r->hit_sectors), &group_ret);
             if (outcome == LRC_MERGED)
                 return max64(group_ret, at_lrc) + t->l2_out;
         }
@@ -1096,6 +1126,26 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     if (r->dram_sectors) {
         uint64_t d = cal_book(&t->dram, served + t->dram_in, r->dram_sectors);
         ret = max64(ret, d + t->dram_out + back);
+    }
+    if (read && t->fills && !last) {
+        /* sectors another read's fill brought beside its own are there when
+         * it is: a read that hit some waits for it; a read that fetched
+         * sectors beside its own (more misses than its missing sectors)
+         * records them, when they are all of its blocks' others (if some
+         * were there already, the count says so but not which: nothing is
+         * recorded) */
+        uint32_t beside = r->miss_sectors - (r->sectors - r->hit_sectors);
+        if (r->hit_sectors || beside) {
+            fill_slot *f = &t->fills[(cache_mix64(r->line) >> 40) & (TIMING_FILL_SLOTS - 1u)];
+            if (r->hit_sectors && f->line == r->line && (f->mask & r->sector_mask) && f->ready > served)
+                ret = max64(ret, f->ready + back);
+            uint32_t others = t->fetch_beside[r->sector_mask & (TIMING_FETCH_MASKS - 1u)];
+            if (beside && cache_popcount(others) == beside) {
+                f->line = r->line;
+                f->mask = others;
+                f->ready = ret - back;
+            }
+        }
     }
     if (outcome == LRC_READ_AGAIN) /* its data is the group's, on its way to the slice */
         ret = max64(ret, group_ret + back);

@@ -449,6 +449,10 @@ static const struct {
     {"slices = 96", "slices = 95", ":30: [l2] slices: expected a multiple of l2.partitions (2), got 95"},
     {"sets_per_slice = 256", "sets_per_slice = 200",
      ":31: [l2] sets_per_slice: expected a power of two, got 200"},
+    {"ecc = true", "fetch_sectors = 3\necc = true",
+     ":34: [l2] fetch_sectors: expected a power of two of at most the sectors of a line (4), got 3"},
+    {"ecc = true", "fetch_sectors = 8\necc = true",
+     ":34: [l2] fetch_sectors: expected a power of two of at most the sectors of a line (4), got 8"},
     /* syntax and structure */
     {"[l1]", "[l1", ":9: expected \"]\" closing the section name, got \"[l1\""},
     {"stores = update", "stores update",
@@ -463,7 +467,7 @@ static const struct {
      "set_index, global_loads, stores, tags_per_cycle; ways is a key of [l2]"},
     {"ecc = true", "ECC = true",
      ":34: [l2] ECC: unknown key, expected one of line_bytes, sector_bytes, size_bytes, partitions, "
-     "slices, sets_per_slice, ways, set_index, ecc, gpc_partition; did you mean ecc?"},
+     "slices, sets_per_slice, ways, set_index, fetch_sectors, ecc, gpc_partition; did you mean ecc?"},
     {"name = NVIDIA H200", "name = " X64 X64 X64 "xxx", /* 7 + 195 characters */
      ":2: expected lines of at most 198 characters, got a longer one"},
     {"[gpu]", "; " X64 X64 X64 "xxxxx\n[gpu]", /* 2 + 197 characters */
@@ -548,7 +552,7 @@ START_TEST(defaults_fill_keys_left_out)
     size_t with_default = 0;
     for (size_t i = 0; i < cfg_key_count(); i++)
         with_default += cfg_key_default(i) != NULL;
-    ck_assert_uint_eq(with_default, 15); /* 10 + gpu.sm_gpc, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp and timing.smem_wavefront_cycles */
+    ck_assert_uint_eq(with_default, 16); /* 10 + gpu.sm_gpc, l2.fetch_sectors, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp and timing.smem_wavefront_cycles */
 }
 END_TEST
 
@@ -641,7 +645,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 50); /* 34 + the 16 of the optional [timing] */
+    ck_assert_uint_eq(cfg_key_count(), 51); /* 35 + the 16 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');

@@ -137,9 +137,23 @@ START_TEST(h200_measured_global_load_rows)
             distinct += seen ? 0 : r->size;
         }
         ck_assert_msg(V(s, SASS_BYTES_GLOBAL_LD) == distinct, "%s: bytes", w);
-        /* cold L2: every sector comes from DRAM */
-        ck_assert_msg(V(s, DRAM_SECT_READ) == r->l2_sect, "%s: DRAM", w);
-        ck_assert_msg(V(s, L2_SECT_READ_MISS) == r->l2_sect, "%s: L2 misses", w);
+        /* cold L2: every 64-byte block a lane touches comes from DRAM whole
+         * (l2.fetch_sectors 2, findings §15), each sector a lookup miss */
+        uint64_t blocks[64];
+        uint32_t n_blocks = 0;
+        for (int l = 0; l < 32; l++) {
+            if (!(m.active_mask >> l & 1u))
+                continue;
+            for (uint64_t b = m.addr[l] >> 6; b <= (m.addr[l] + r->size - 1u) >> 6; b++) {
+                bool seen = false;
+                for (uint32_t j = 0; j < n_blocks && !seen; j++)
+                    seen = blocks[j] == b;
+                if (!seen)
+                    blocks[n_blocks++] = b;
+            }
+        }
+        ck_assert_msg(V(s, DRAM_SECT_READ) == 2u * n_blocks, "%s: DRAM %" PRIu64, w, V(s, DRAM_SECT_READ));
+        ck_assert_msg(V(s, L2_SECT_READ_MISS) == 2u * n_blocks, "%s: L2 misses", w);
     }
 }
 END_TEST
@@ -337,16 +351,18 @@ START_TEST(h200_l2_partitions_fabric_and_near_copies)
     /* pcs ascending: 0x100 (pass 1, CTA 0), 0x110, 0x200, 0x210 */
     uint64_t far0 = pcs[0].s.v[STAT_L2_SECT_FABRIC];
     uint64_t far1 = pcs[1].s.v[STAT_L2_SECT_FABRIC];
-    ck_assert_uint_eq(far0 + far1, 128);
-    ck_assert_msg(far0 > 32 && far0 < 96, "%" PRIu64 " of 128 lines homed far: expected about half",
+    /* every miss fetches its 64-byte block (sectors 0 and 1), over the
+     * fabric too when far (findings §15) */
+    ck_assert_uint_eq(far0 + far1, 256);
+    ck_assert_msg(far0 > 64 && far0 < 192, "%" PRIu64 " sectors of 128 lines homed far: expected about half",
                   far0);
-    ck_assert_uint_eq(pcs[0].s.v[STAT_L2_SECT_READ_MISS], 128);
-    ck_assert_uint_eq(pcs[1].s.v[STAT_L2_SECT_READ_HIT], far0); /* homed in partition 1 */
+    ck_assert_uint_eq(pcs[0].s.v[STAT_L2_SECT_READ_MISS], 256);
+    ck_assert_uint_eq(pcs[1].s.v[STAT_L2_SECT_READ_HIT], far0 / 2); /* homed in partition 1 */
     ck_assert_uint_eq(pcs[1].s.v[STAT_L2_SECT_READ_MISS], far1);
     ck_assert_uint_eq(pcs[2].s.v[STAT_L2_SECT_READ_HIT] + pcs[3].s.v[STAT_L2_SECT_READ_HIT], 256);
     ck_assert_uint_eq(pcs[2].s.v[STAT_L2_SECT_FABRIC] + pcs[3].s.v[STAT_L2_SECT_FABRIC], 0);
-    ck_assert_uint_eq(V(s, DRAM_SECT_READ), 128);
-    ck_assert_uint_eq(V(s, L2_SECT_FABRIC), 128);
+    ck_assert_uint_eq(V(s, DRAM_SECT_READ), 256);
+    ck_assert_uint_eq(V(s, L2_SECT_FABRIC), 256);
 }
 END_TEST
 
@@ -403,8 +419,9 @@ START_TEST(h200_l2_write_drops_far_copies)
             continue; /* homed in partition 1: try the next line */
         ck_assert_uint_eq(pcs[1].s.v[STAT_L2_SECT_FABRIC], 0); /* CTA 0 writes at home */
         ck_assert_uint_eq(pcs[1].s.v[STAT_L2_SECT_WRITE_HIT], 1);
-        ck_assert_uint_eq(pcs[2].s.v[STAT_L2_SECT_READ_MISS], 1); /* the copy was dropped */
-        ck_assert_uint_eq(pcs[2].s.v[STAT_L2_SECT_FABRIC], 1);
+        /* the copy was dropped: the read fetches sectors 0-1 from home (findings §15) */
+        ck_assert_uint_eq(pcs[2].s.v[STAT_L2_SECT_READ_MISS], 2);
+        ck_assert_uint_eq(pcs[2].s.v[STAT_L2_SECT_FABRIC], 2);
         ck_assert_uint_eq(pcs[2].s.v[STAT_DRAM_SECT_READ], 0);    /* home has it, dirty */
         return;
     }
@@ -549,6 +566,63 @@ START_TEST(k20c_dirty_evictions_write_dram)
     ck_assert_uint_eq(V(s, DRAM_SECT_WRITE), 0);
     ck_assert_uint_eq(V(s, DRAM_SECT_READ), 4u * N);
     l2_destroy(c);
+}
+END_TEST
+
+/* Findings §15 (kernels/l2fetch.cu, traces/h200-probes/l2fetch-h100): one
+ * sector of each of 8,192 cold lines read, then another sector of each. At
+ * the H200's 64 bytes the first read fetches sectors 0-1 (two lookup
+ * misses, two DRAM sectors each: measured 16,386 and 16,504 for 8,193
+ * reads, the background included), sector 1 then hits (8,192), sector 2
+ * misses as sector 0 did (32,770 misses for both phases); at 32 bytes
+ * every sector read misses alone (8,193 and 8,312), at 128 the whole line
+ * comes (32,772). */
+START_TEST(l2_fetch_granularity_measured)
+{
+    static const struct {
+        uint32_t fetch, second; /* fetch_sectors, the sector of the second phase */
+        uint64_t miss, hit, dram;
+    } rows[] = {
+        {2, 1, 16384, 8192, 16384}, {2, 2, 32768, 0, 32768}, {1, 1, 16384, 0, 16384},
+        {1, 2, 16384, 0, 16384},    {4, 1, 32768, 8192, 32768}, {4, 2, 32768, 8192, 32768},
+    };
+    enum { N = 8192 };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        cfg_gpu c;
+        test_cfg_h200(&c);
+        c.l2_fetch_sectors = rows[i].fetch;
+        l2 *l = l2_create(&c);
+        stats s;
+        stats_clear(&s);
+        for (uint64_t n = 0; n < N; n++)
+            l2_read(l, 0, (W >> 7) + n, 0x1u, &s);
+        ck_assert_uint_eq(V(s, L2_SECT_READ_MISS), (uint64_t)N * rows[i].fetch);
+        ck_assert_uint_eq(V(s, DRAM_SECT_READ), (uint64_t)N * rows[i].fetch);
+        for (uint64_t n = 0; n < N; n++)
+            l2_read(l, 0, (W >> 7) + n, 1u << rows[i].second, &s);
+        ck_assert_msg(V(s, L2_SECT_READ) == 2 * N && V(s, L2_SECT_READ_MISS) == rows[i].miss &&
+                          V(s, L2_SECT_READ_HIT) == rows[i].hit && V(s, DRAM_SECT_READ) == rows[i].dram,
+                      "fetch %u, sectors 0 then %u: miss %" PRIu64 " hit %" PRIu64 " dram %" PRIu64,
+                      rows[i].fetch, rows[i].second, V(s, L2_SECT_READ_MISS), V(s, L2_SECT_READ_HIT),
+                      V(s, DRAM_SECT_READ));
+        /* the fetch crosses the fabric whole when the line is homed far */
+        ck_assert_uint_eq(V(s, L2_SECT_FABRIC) % rows[i].fetch, 0);
+        l2_destroy(l);
+    }
+}
+END_TEST
+
+/* l2_fetch_blocks: the aligned blocks that hold a mask's sectors. */
+START_TEST(l2_fetch_blocks_are_aligned)
+{
+    ck_assert_uint_eq(l2_fetch_blocks(0x1u, 1, 4), 0x1u);
+    ck_assert_uint_eq(l2_fetch_blocks(0x1u, 2, 4), 0x3u);
+    ck_assert_uint_eq(l2_fetch_blocks(0x2u, 2, 4), 0x3u);
+    ck_assert_uint_eq(l2_fetch_blocks(0x4u, 2, 4), 0xcu);
+    ck_assert_uint_eq(l2_fetch_blocks(0x6u, 2, 4), 0xfu);
+    ck_assert_uint_eq(l2_fetch_blocks(0x8u, 4, 4), 0xfu);
+    ck_assert_uint_eq(l2_fetch_blocks(0x0u, 2, 4), 0x0u);
+    ck_assert_uint_eq(l2_fetch_blocks(0x2u, 2, 2), 0x3u); /* a line of two sectors */
 }
 END_TEST
 
@@ -1170,6 +1244,8 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, h200_no_dram_writes_at_kernel_end);
     tcase_add_test(tc, k20c_bypasses_global_loads_caches_local);
     tcase_add_test(tc, k20c_dirty_evictions_write_dram);
+    tcase_add_test(tc, l2_fetch_granularity_measured);
+    tcase_add_test(tc, l2_fetch_blocks_are_aligned);
     tcase_add_test(tc, carveout_and_l1_capacity);
     tcase_add_test(tc, l1_capacity_follows_the_carveout);
     tcase_add_test(tc, kernels_that_cannot_run_are_refused);

@@ -41,6 +41,7 @@ void test_cfg_h200(cfg_gpu *c)
     c->l2_sets_per_slice = 256;
     c->l2_ways = 20;
     c->l2_set_index = CFG_INDEX_XOR;
+    c->l2_fetch_sectors = 2; /* findings §15: 64 B */
     c->l2_ecc = true;
 
     c->cold_caches_per_kernel = true;
@@ -85,6 +86,7 @@ void test_cfg_k20c(cfg_gpu *c)
     c->l2_sets_per_slice = 64;
     c->l2_ways = 16;
     c->l2_set_index = CFG_INDEX_LINEAR;
+    c->l2_fetch_sectors = 1;
     c->l2_ecc = false;
 
     c->cold_caches_per_kernel = true;
