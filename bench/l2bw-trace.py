@@ -9,14 +9,21 @@ PATTERN is line, half or sect (l2bw.cu's patterns: a warp instruction reads
 one line, 2 half lines or 4 first sectors). ITERS iterations of 16 loads
 per warp (the probe runs 256; the rates it measures are steady, so fewer
 do). The PCs and SASS are the probe's own, from `cuobjdump -sass` of
-build/kernels/l2bw on the H200 (traces/h200-probes/l2bw/l2bw.sass): the model
-sees what a capture would give it. The records come in the grid's
+build/kernels/l2bw on the H200 (traces/h200-probes/l2bw/l2bw.sass, its three
+readLoop kernels: sect, half, line): the whole kernel's SASS, as captures
+hold it, so that the model's warps wait where the code makes them wait (the
+line loop's 13th load issues only after an FADD that needs the 1st load's
+data: the compiler ran out of scoreboards, docs/findings.md §12). Until the
+ninth session the trace held the loads alone, and the model kept all 16 in
+flight. The records come in the grid's
 instruction order, as the probe numbers them (every warp's u-th load of
 iteration i before any (u+1)-th). The buffer is 8 MiB; launch 0 is the
 probe's warm-up launch (the same loop), so with `cold_caches_per_kernel =
 false` launch 1 finds the lines it reads in L2, near copies included.
 `gpumemsim run --timing` on it: launch 1's cycles less `launch_cycles` give
 the model's rate (docs/findings.md §12)."""
+import os
+import re
 import sys
 
 # LDG PCs of the loop and their SASS (readLoop<0> is line, <1> half, <2> sect)
@@ -27,17 +34,27 @@ PCS = {
              0xcf0],
 }
 PCS['sect'] = PCS['half']
-DST = {
-    'line': [29, 27, 26, 25, 24, 23, 22, 11, 10, 9, 8, 7, 5, 20, 16, 18],
-    'half': [34, 31, 35, 29, 20, 22, 21, 36, 23, 29, 20, 34, 21, 36, 22, 24],
-}
-DST['sect'] = DST['half']
-ADR = {
-    'line': [10, 20, 8, 24, 20, 22, 16, 10, 20, 8, 20, 20, 18, 20, 16, 18],
-    'half': [34, 36, 22, 24, 20, 22, 24, 36, 24, 34, 24, 34, 24, 36, 22, 24],
-}
-ADR['sect'] = ADR['half']
+SASS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'traces', 'h200-probes', 'l2bw', 'l2bw.sass')
+BLOCK = {'sect': 0, 'half': 1, 'line': 2}  # l2bw.sass's kernels, in cuobjdump's order
 LINES = 8 * 1024 * 1024 // 128
+
+
+def kernel_sass(pattern):
+    """(pc, text) of every instruction of the pattern's readLoop, from l2bw.sass"""
+    blocks = []
+    for line in open(SASS):
+        m = re.match(r'\s*/\*([0-9a-f]{4})\*/\s+(.*?)\s*;', line)
+        if not m:
+            continue
+        pc = int(m.group(1), 16)
+        if pc == 0:
+            blocks.append([])
+        blocks[-1].append((pc, m.group(2)))
+    code = blocks[BLOCK[pattern]]
+    loads = [pc for pc, text in code if text.startswith('LDG')]
+    if loads != PCS[pattern]:
+        sys.exit("l2bw-trace.py: %s's loads in %s are not at the expected PCs" % (pattern, SASS))
+    return code
 BASE = 0x7f0000000000
 
 
@@ -66,8 +83,8 @@ def main():
         out.append('kernel launch=%d grid=%d,1,1 block=%d,1,1 name="_Z8readLoopILi0EEvPKfjjPxPyPf" '
                    'demangled="void readLoop<0>(float const*, unsigned int, unsigned int, long long*, '
                    'unsigned long long*, float*)" smem_static=0 smem_dynamic=0 regs=40 local=0' % (launch, ctas, 32 * w))
-        for pc, d, a in zip(PCS[pattern], DST[pattern], ADR[pattern]):
-            out.append('pc 0x%04x "LDG.E.STRONG.GPU R%d, desc[UR6][R%d.64]" cache=cg' % (pc, d, a))
+        for pc, text in kernel_sass(pattern):
+            out.append('pc 0x%04x "%s" cache=%s' % (pc, text, 'cg' if text.startswith('LDG') else 'default'))
         n = 0
         if True:  # launch 0 is the probe's warm-up launch, the same loop
             for i in range(iters):

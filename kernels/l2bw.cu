@@ -14,6 +14,11 @@
  * At any moment the warps of the grid read consecutive lines, so the
  * requests spread over every slice.
  *
+ * GMS_L2BW_CACHED=1 in the environment: plain loads (LDG.E, through L1,
+ * which the stream misses) instead of __ldcg (LDG.E.STRONG.GPU), to see
+ * whether loads L1 caches are held to the same number in flight per warp
+ * (docs/findings.md §12, ninth session).
+ *
  * usage: l2bw W CTAS KIB [SMS]   (KIB a power of two) CTAs placed on SMs
  * numbered SMS or higher (default: none) return at once, so SMS SMs read
  * with every CTA the scheduler gives them (CTAS 2 x 132: two each). One
@@ -31,7 +36,7 @@ static const char *USAGE = "W CTAS KIB [SMS]";
  * are added, so each iteration's UNROLL loads are all issued before the
  * first is waited for (a runtime pattern test between the loads, or adding
  * each as it comes, left two or three loads in flight per warp). */
-template <int PATTERN>
+template <int PATTERN, bool CACHED>
 __global__ void readLoop(const float *in, unsigned lines, unsigned active_sms, long long *cycles,
                          unsigned long long *ns, float *sink)
 {
@@ -62,7 +67,8 @@ __global__ void readLoop(const float *in, unsigned lines, unsigned active_sms, l
                 line = k * 4 + lane / 8;
                 word = lane % 8;
             }
-            v[u] = __ldcg(in + (size_t)(line & (lines - 1)) * 32 + word); /* a mask: a modulo costs more than the load */
+            const float *a = in + (size_t)(line & (lines - 1)) * 32 + word; /* a mask: a modulo costs more than the load */
+            v[u] = CACHED ? *a : __ldcg(a);
         }
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u)
@@ -97,16 +103,20 @@ int main(int argc, char **argv)
     unsigned long long *dn = dev_alloc<unsigned long long>(2 * (size_t)ctas);
     long long *h = (long long *)host_alloc(ctas * sizeof(long long));
     unsigned long long *hn = (unsigned long long *)host_alloc(2 * (size_t)ctas * sizeof(unsigned long long));
+    const char *env = getenv("GMS_L2BW_CACHED");
+    bool cached = env && strcmp(env, "1") == 0;
+    if (cached)
+        fprintf(stderr, "l2bw: plain loads through L1 (GMS_L2BW_CACHED=1)\n");
     static const char *name[3] = {"line", "half", "sect"};
     static const double req_per_inst[3] = {1, 2, 4};
     for (int p = 0; p < 3; ++p) {
         for (int rep = 0; rep < 2; ++rep) { /* the first: warm-up (fills L2, TLB, icache) */
             if (p == 0)
-                readLoop<0><<<ctas, 32 * w>>>(in, (unsigned)lines, sms, d, dn, sink);
+                (cached ? readLoop<0, true> : readLoop<0, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, sms, d, dn, sink);
             else if (p == 1)
-                readLoop<1><<<ctas, 32 * w>>>(in, (unsigned)lines, sms, d, dn, sink);
+                (cached ? readLoop<1, true> : readLoop<1, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, sms, d, dn, sink);
             else
-                readLoop<2><<<ctas, 32 * w>>>(in, (unsigned)lines, sms, d, dn, sink);
+                (cached ? readLoop<2, true> : readLoop<2, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, sms, d, dn, sink);
             CHECK_LAUNCH();
         }
         CHECK(cudaMemcpy(h, d, ctas * sizeof(long long), cudaMemcpyDeviceToHost));
