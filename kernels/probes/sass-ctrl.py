@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """sass-ctrl.py FILE - the control word of every instruction in `cuobjdump -sass`
-output (sm_70 and later: two 64-bit words an instruction, the second holding the
+output (one kernel's, or a whole program's: then each kernel's block follows a
+"# Function : NAME" line) (sm_70 and later: two 64-bit words an instruction, the second holding the
 scheduling bits in its top 23): the stall cycles, yield, the scoreboard a
 variable-latency instruction sets when it writes (wbar) or has read its operands
 (rbar), and the scoreboards it waits for (a bit per scoreboard 0-5). docs/findings.md
@@ -18,6 +19,11 @@ def main():
     print("pc      stall yield wbar rbar wait   SASS")
     i = 0
     while i < len(lines):
+        f = re.match(r'\s*Function : (\S+)', lines[i])
+        if f:  # a whole program's listing: one block per kernel
+            print("# Function : %s" % f.group(1))
+            i += 1
+            continue
         m = re.match(r'\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;\s*/\* (0x[0-9a-f]{16}) \*/', lines[i])
         hi = re.search(r'/\* (0x[0-9a-f]{16}) \*/', lines[i + 1]) if m and i + 1 < len(lines) else None
         if not (m and hi):
