@@ -5,7 +5,9 @@
 # listed in tests/validate-known.txt, or when a listed one passes again, so a
 # model change that breaks (or fixes) agreement with hardware fails `make check`.
 # It also runs `trace check` on every capture: the trace's instruction counts
-# must equal Nsight Compute's for every launch (the capture lost nothing).
+# must equal Nsight Compute's for every launch (the capture lost nothing); and
+# the captures of the L2 fetch probe (traces/h200-probes/l2fetch-traces,
+# docs/findings.md §15) must pass whole, their L2 lookups exact.
 # With --write-docs, regenerate docs/validation.md from the same run.
 set -eu
 BIN=${1:?usage: validate-suite.sh BIN [--write-docs]}
@@ -53,8 +55,26 @@ if ! "$BIN" validate --config "$CONFIG" "$SUITE" --per-pc --failures-only > buil
     grep -E '^==|FAIL' build/validate-per-pc.txt | grep -B1 FAIL | sed 's/^/  /' >&2
     status=1
 fi
+# the L2's 64-byte fetch (docs/findings.md §15), on its probe's captures:
+# every metric within tolerance, and the L2 lookup hits and misses (only
+# reported in the suite) exact
+FETCH=traces/h200-probes/l2fetch-traces
+lookups="L2 lookups exact"
+if ! "$BIN" validate --config "$CONFIG" "$FETCH" --format csv > build/validate-fetch.csv; then
+    echo "validate-suite: $FETCH: a metric out of tolerance:" >&2
+    grep ',FAIL$' build/validate-fetch.csv | sed 's/^/  /' >&2
+    status=1
+fi
+inexact=$(awk -F, '$(NF-6) ~ /lts__t_sectors_srcunit_tex_op_read_lookup_(hit|miss)/ && $(NF-3) != 0' build/validate-fetch.csv)
+if [ -n "$inexact" ] || ! grep -q 'lts__t_sectors_srcunit_tex_op_read_lookup_miss' build/validate-fetch.csv; then
+    echo "validate-suite: $FETCH: L2 lookup hits or misses not exact:" >&2
+    echo "$inexact" | sed 's/^/  /' >&2
+    lookups="L2 lookups NOT exact"
+    status=1
+fi
 total=$(tail -n 1 build/validate-suite.txt)
 per_pc=$(tail -n 1 build/validate-per-pc.txt)
 echo "validate-suite: kernel level: $total ($(wc -l < build/validate-failed.txt) known discrepancies, listed in $KNOWN)"
 echo "validate-suite: per instruction: $per_pc"
+echo "validate-suite: the L2's 64-byte fetch: $(grep -c -v ',FAIL$' build/validate-fetch.csv | awk '{print $1 - 1}') of $(($(wc -l < build/validate-fetch.csv) - 1)) values of $FETCH within tolerance, $lookups"
 exit $status
