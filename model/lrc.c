@@ -49,29 +49,29 @@ void lrc_reset(lrc *l)
 lrc_outcome lrc_merge_from(lrc *l, lrc_set *set, uint32_t w, uint32_t sm, uint64_t line, uint32_t mask,
                            uint64_t t, uint32_t hit_sectors, uint32_t fetched_beside, uint64_t *ret)
 {
-    for (; w < set->n; w++) {
-        if (set->line[w] != line || set->mask[w] != mask || set->sm[w] == sm)
-            continue;
-        uint64_t sent = set->sent[w], back = set->ret[w], r;
-        if (sent <= t && t <= back + l->window)
-            r = back; /* in flight (or just back): its data serves this one too */
-        else if (t < sent && sent - t < back - sent)
-            r = t + (back - sent); /* this one was first, and still in flight then */
-        else
-            continue;
-        *ret = r;
-        /* one L2 read serves LRC_SERVES SMs: every LRC_SERVES-th member of
-         * the group is read from L2 again (its data is the group's) */
-        if (set->served[w]++ % LRC_SERVES == 0)
-            return LRC_READ_AGAIN;
-        uint32_t n = cache_popcount(mask);
-        l->counts.requests++;
-        l->counts.sectors += n;
-        l->counts.hit_sectors += hit_sectors < n ? hit_sectors : n;
-        l->counts.fetched_beside += fetched_beside;
-        return LRC_MERGED;
-    }
-    return LRC_NEW;
+    (void)line;
+    /* the line's kept request: another mask, or this SM's own, and this one
+     * takes its place (lrc_victim) */
+    if (set->mask[w] != mask || set->sm[w] == sm)
+        return LRC_NEW;
+    uint64_t sent = set->sent[w], back = set->ret[w], r;
+    if (sent <= t && t <= back + l->window)
+        r = back; /* in flight (or just back): its data serves this one too */
+    else if (t < sent && sent - t < back - sent)
+        r = t + (back - sent); /* this one was first, and still in flight then */
+    else
+        return LRC_NEW;
+    *ret = r;
+    /* one L2 read serves LRC_SERVES SMs: every LRC_SERVES-th member of the
+     * group is read from L2 again (its data is the group's) */
+    if (set->served[w]++ % LRC_SERVES == 0)
+        return LRC_READ_AGAIN;
+    uint32_t n = cache_popcount(mask);
+    l->counts.requests++;
+    l->counts.sectors += n;
+    l->counts.hit_sectors += hit_sectors < n ? hit_sectors : n;
+    l->counts.fetched_beside += fetched_beside;
+    return LRC_MERGED;
 }
 
 lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
@@ -81,7 +81,7 @@ lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_
     lrc_outcome out = lrc_merge_in(l, set, sm, line, mask, t, hit_sectors, fetched_beside, ret);
     /* for lrc_sent: the way it will take */
     l->next_set = out == LRC_NEW ? set : NULL;
-    l->next_way = lrc_victim(set);
+    l->next_way = lrc_victim(set, line);
     l->next_line = line;
     l->next_mask = mask;
     l->next_sm = sm;
@@ -95,7 +95,7 @@ void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uin
     l->next_set = NULL;
     if (!set || l->next_line != line || l->next_mask != mask || l->next_sm != sm) {
         set = lrc_set_of(l, sm, line, mask);
-        w = lrc_victim(set);
+        w = lrc_victim(set, line);
     }
     lrc_sent_in(set, w, sm, line, mask, t, ret);
 }

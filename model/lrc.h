@@ -2,27 +2,33 @@
  * per GPC, the L2 read requests in flight, and whether a new read request is
  * the same as one another SM of its GPC has in flight (docs/findings.md §2b).
  *
- * The rule, measured on the H200 (findings §2b): the LRC merges a read
- * request only with a request of ANOTHER SM of the SAME GPC for the same
- * 128-byte line AND the same sector mask, while the first one is in flight
- * (sent, data not yet back). One L2 read serves at most LRC_SERVES SMs:
- * of a group of n identical requests in flight together, ceil(n /
- * LRC_SERVES) are read from L2 (findings §2c). Requests of one SM never
- * merge (L1's miss handling is where those meet); SMs of different GPCs
- * never merge; a request that overlaps another only partly (another mask)
- * does not merge.
+ * The rule, measured on the H200 (findings §2b, §2e): the LRC merges a
+ * read request only with a request of ANOTHER SM of the SAME GPC for the
+ * same 128-byte line AND the same sector mask, while the first one is in
+ * flight: for its whole round trip from its SM (the caller's times). And it
+ * keeps ONE request per line: a read of a line that the line's kept request
+ * does not merge (another mask, or its own SM's) takes its place, so two SMs
+ * reading a line's sectors in different orders, or at random, seldom meet
+ * (findings §2e, ninth session: 4 warps of each of two SMs reading one
+ * sector of the same 32 lines, in step, merge none of the 128; whole lines
+ * all). One L2 read serves at most LRC_SERVES SMs: of a group of n
+ * identical requests in flight together, ceil(n / LRC_SERVES) are read from
+ * L2 (findings §2c). SMs of different GPCs never merge.
  *
- * Times are what the caller says (SM cycles at the LRC). Requests arrive in
- * the replay's order, which is not time order across SMs, so a request may
+ * Times are what the caller says (SM cycles). Requests arrive in the
+ * replay's order, which is not time order across SMs, so a request may
  * find in the table one that is LATER in time: when the later one arrived
  * while the earlier (this one) would still have been in flight, the pair
- * still meets, and one of the two merges; which one is booked is a matter of
- * replay order, the count is the same.
+ * still meets, and one of the two merges. The line's kept request is the
+ * latest in replay order (a choice, measured: kept by the model's own
+ * cycles instead, the latest sent at or before each request, the matrix
+ * products and spmv merge far too much, docs/timing.md; the model's SMs
+ * run more in step than the H200's, whose identical requests are tens of
+ * cycles apart, findings §2e).
  *
  * Memory is fixed at lrc_create: per GPC a set-associative table of
- * LRC_SETS x LRC_WAYS requests; a full set replaces its entry whose data
- * came back earliest (the hardware's capacity is not known; 8 times this
- * size moves the suite's matrixMul counts by 0.1%, docs/timing.md).
+ * LRC_SETS x LRC_WAYS lines; a full set replaces its line whose data came
+ * back earliest (the hardware's capacity is not known).
  * No allocation per request. Not modelled: the LRC's own latency and
  * bandwidth, atomics and writes (never merged), requests folded by the
  * observer (gpu.h GPU_OBS_MAX_L2: never merged). */
@@ -81,7 +87,8 @@ typedef enum lrc_outcome {
  * the group, has it read again. */
 lrc_outcome lrc_merge(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint32_t hit_sectors,
                       uint32_t fetched_beside, uint64_t *ret);
-/* The request (not merged) was sent to L2 at t; its data is back at ret. */
+/* The request (not merged) was sent to L2 at t; its data is back at ret. It
+ * becomes its line's kept request. */
 void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uint64_t ret);
 
 /* The counts since the last reset. */

@@ -55,12 +55,14 @@ struct lrc {
     uint32_t next_mask, next_sm;
 };
 
-/* The set of (line, mask) for a request of SM sm (splitmix64's finalizer
- * of line x 16 + mask, in its GPC's table), emptied first when it was last
- * used before the latest reset. */
+/* The set of line for a request of SM sm (splitmix64's finalizer of the
+ * line, in its GPC's table), emptied first when it was last used before the
+ * latest reset. mask: the request's (the set does not depend on it: a line
+ * keeps one request, whatever its mask). */
 static inline lrc_set *lrc_set_of(const lrc *l, uint32_t sm, uint64_t line, uint32_t mask)
 {
-    uint64_t z = cache_mix64(line * 16u + mask);
+    (void)mask;
+    uint64_t z = cache_mix64(line);
     uint32_t g = sm < l->sm_count ? l->sm_gpc[sm] : 0;
     lrc_set *set = &l->table[(size_t)g * LRC_SETS + (z & (LRC_SETS - 1u))];
     if (set->gen != l->gen) {
@@ -72,25 +74,30 @@ static inline lrc_set *lrc_set_of(const lrc *l, uint32_t sm, uint64_t line, uint
     return set;
 }
 
-/* The way of set a new request takes: the first empty, else the first of
- * the earliest back. */
-static inline uint32_t lrc_victim(const lrc_set *set)
+/* The way of set a new request for line takes: the line's own (a line
+ * keeps one request), else the first empty, else the first of the earliest
+ * back. */
+static inline uint32_t lrc_victim(const lrc_set *set, uint64_t line)
 {
+#pragma GCC unroll 8
+    for (uint32_t w = 0; w < LRC_WAYS; w++)
+        if (set->line[w] == line)
+            return w;
     return set->n < LRC_WAYS ? set->n : set->win[6];
 }
 
-/* lrc_merge_in past its first look: way w is the first of set that holds
- * line (out of line: the usual lookup finds none). */
+/* lrc_merge_in past its first look: way w of set holds line's kept request
+ * (out of line: the usual lookup finds none). */
 lrc_outcome lrc_merge_from(lrc *l, lrc_set *set, uint32_t w, uint32_t sm, uint64_t line, uint32_t mask,
                            uint64_t t, uint32_t hit_sectors, uint32_t fetched_beside, uint64_t *ret);
 
-/* lrc_merge in set (lrc_set_of's): LRC_NEW when no way qualifies (then
- * lrc_victim(set) is the way for lrc_sent_in). */
+/* lrc_merge in set (lrc_set_of's): LRC_NEW when the line's kept request
+ * does not merge it (then lrc_victim(set, line) is the way for lrc_sent_in). */
 static inline lrc_outcome lrc_merge_in(lrc *l, lrc_set *set, uint32_t sm, uint64_t line, uint32_t mask,
                                        uint64_t t, uint32_t hit_sectors, uint32_t fetched_beside,
                                        uint64_t *ret)
 {
-    /* the first way that holds the line (ways past n hold none): usually none */
+    /* the way that holds the line (ways past n hold none): usually none */
 #pragma GCC unroll 8
     for (uint32_t w = 0; w < LRC_WAYS; w++)
         if (set->line[w] == line)
@@ -104,7 +111,8 @@ static inline uint8_t lrc_earlier(const lrc_set *set, uint32_t a, uint32_t b)
     return (uint8_t)(set->ret[b] < set->ret[a] ? b : a);
 }
 
-/* lrc_sent into way w (lrc_victim's) of set (lrc_set_of's). */
+/* lrc_sent into way w (lrc_victim's) of set (lrc_set_of's): the line's
+ * kept request from now. */
 static inline void lrc_sent_in(lrc_set *set, uint32_t w, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t,
                                uint64_t ret)
 {
@@ -119,7 +127,7 @@ static inline void lrc_sent_in(lrc_set *set, uint32_t w, uint32_t sm, uint64_t l
         set->win[p] = lrc_earlier(set, 2u * p, 2u * p + 1u);
         set->win[4u + h] = lrc_earlier(set, set->win[2u * h], set->win[2u * h + 1u]);
         set->win[6] = lrc_earlier(set, set->win[4], set->win[5]);
-    } else if (++set->n == LRC_WAYS) { /* full: the whole tournament */
+    } else if (w == set->n && ++set->n == LRC_WAYS) { /* a new way that fills the set: the whole tournament */
         for (uint32_t p = 0; p < 4u; p++)
             set->win[p] = lrc_earlier(set, 2u * p, 2u * p + 1u);
         set->win[4] = lrc_earlier(set, set->win[0], set->win[1]);

@@ -1087,14 +1087,14 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     if (read) {
         /* the LRC, before the slices: a read another SM of the GPC has in
          * flight gets that one's data and books nothing (model/lrc.h) */
-        uint64_t at_lrc = t1 + t->l2_in;
+        uint64_t at_lrc = t1; /* held for the whole round trip from the SM (findings §2e) */
         t->lrc_in += r->sectors;
         if (t->lrc && (!last || r->sectors == cache_popcount(r->sector_mask))) { /* not folded */
             lset = lrc_set_of(t->lrc, sm, r->line, r->sector_mask);
             outcome = lrc_merge_in(t->lrc, lset, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors,
                                    r->miss_sectors - (r->sectors - r->hit_sectors), &group_ret);
             if (outcome == LRC_MERGED)
-                return max64(group_ret, at_lrc) + t->l2_out;
+                return max64(group_ret, at_lrc);
         }
     }
 
@@ -1150,9 +1150,9 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     if (outcome == LRC_READ_AGAIN) /* its data is the group's, on its way to the slice */
         ret = max64(ret, group_ret + back);
     else if (lset) /* the way the lookup found for it */
-        lrc_sent_in(lset, lrc_victim(lset), sm, r->line, r->sector_mask, t1 + t->l2_in, ret - t->l2_out);
+        lrc_sent_in(lset, lrc_victim(lset, r->line), sm, r->line, r->sector_mask, t1, ret);
     else if (t->lrc && read) /* folded (sectors unlike its mask's): not looked up */
-        lrc_sent(t->lrc, sm, r->line, r->sector_mask, t1 + t->l2_in, ret - t->l2_out);
+        lrc_sent(t->lrc, sm, r->line, r->sector_mask, t1, ret);
     return ret;
 }
 
