@@ -220,21 +220,17 @@ __global__ void groupRead(const float *buf, int nsec, int spr, int gather, int b
     out[sm * THREADS + threadIdx.x] = acc;
 }
 
-/* key mode: the selected warp of each of the two SMs reads the buffer, one
- * whole line per instruction; SM_B's through other PCs (alt_pc) and/or with
- * its lanes reversed (rev). */
-__global__ void keyRead(const float *buf, int nlines, unsigned sm_a, unsigned sm_b, int warp_a, int warp_b,
-                        int alt_pc, int rev, unsigned *arrive, float *out, int *timed_out)
+/* The key, cap and pkt modes' CTAs meet: thread 0 of each arrives at the
+ * counter and spins until n have (0.2 s at most, then *timed_out); the CTA
+ * waits for it. The meeting itself reads nothing the LRC could merge. */
+__device__ static void meet(unsigned *arrive, unsigned n, int *timed_out)
 {
     extern __shared__ float pad[];
-    unsigned sm = smid();
-    bool is_a = sm == sm_a, is_b = sm == sm_b;
-    if (!is_a && !is_b) return;
     if (threadIdx.x == 0) {
-        pad[0] = 0.0f;
+        pad[0] = 0.0f; /* the dynamic shared memory that keeps a CTA alone on its SM */
         atomicAdd(arrive, 1u);
         unsigned long long t = globaltimer();
-        while (atomicAdd(arrive, 0u) < 2u) {
+        while (atomicAdd(arrive, 0u) < n) {
             if (globaltimer() - t > 200000000ull) {
                 atomicExch(timed_out, 1);
                 break;
@@ -242,6 +238,18 @@ __global__ void keyRead(const float *buf, int nlines, unsigned sm_a, unsigned sm
         }
     }
     __syncthreads();
+}
+
+/* key mode: the selected warp of each of the two SMs reads the buffer, one
+ * whole line per instruction; SM_B's through other PCs (alt_pc) and/or with
+ * its lanes reversed (rev). */
+__global__ void keyRead(const float *buf, int nlines, unsigned sm_a, unsigned sm_b, int warp_a, int warp_b,
+                        int alt_pc, int rev, unsigned *arrive, float *out, int *timed_out)
+{
+    unsigned sm = smid();
+    bool is_a = sm == sm_a, is_b = sm == sm_b;
+    if (!is_a && !is_b) return;
+    meet(arrive, 2u, timed_out);
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     float acc = 0.0f;
     if (is_a && warp == warp_a) {
@@ -269,22 +277,10 @@ __global__ void capRead(const float *fill, const float *test, int m_instr, unsig
                         unsigned sm_b, long long delay_a, long long delay_b, unsigned members, unsigned *arrive,
                         float *out, int *timed_out)
 {
-    extern __shared__ float pad[];
     unsigned sm = smid();
     bool is_f = sm == filler, is_a = sm == sm_a, is_b = sm == sm_b;
     if (!is_f && !is_a && !is_b) return;
-    if (threadIdx.x == 0) {
-        pad[0] = 0.0f;
-        atomicAdd(arrive, 1u);
-        unsigned long long t = globaltimer();
-        while (atomicAdd(arrive, 0u) < members) {
-            if (globaltimer() - t > 200000000ull) {
-                atomicExch(timed_out, 1);
-                break;
-            }
-        }
-    }
-    __syncthreads();
+    meet(arrive, members, timed_out);
     if (threadIdx.x >= 32) return;
     int lane = threadIdx.x;
     float v[CAP_MAX_INSTR], w[CAP_TEST_LINES], acc = 0.0f;
@@ -322,22 +318,10 @@ __global__ void capRead(const float *fill, const float *test, int m_instr, unsig
 __global__ void pktRead(const float2 *buf, int off_a, int off_b, unsigned sm_a, unsigned sm_b, unsigned *arrive,
                         float *out, int *timed_out)
 {
-    extern __shared__ float pad[];
     unsigned sm = smid();
     bool is_a = sm == sm_a, is_b = sm == sm_b;
     if (!is_a && !is_b) return;
-    if (threadIdx.x == 0) {
-        pad[0] = 0.0f;
-        atomicAdd(arrive, 1u);
-        unsigned long long t = globaltimer();
-        while (atomicAdd(arrive, 0u) < 2u) {
-            if (globaltimer() - t > 200000000ull) {
-                atomicExch(timed_out, 1);
-                break;
-            }
-        }
-    }
-    __syncthreads();
+    meet(arrive, 2u, timed_out);
     if (threadIdx.x >= 32) return;
     int lane = threadIdx.x, off = is_a ? off_a : off_b;
     float acc = 0.0f;
@@ -352,6 +336,39 @@ __global__ void pktRead(const float2 *buf, int off_a, int off_b, unsigned sm_a, 
 
 static int one_cta_per_sm_smem(void);
 
+/* The meeting's counter, the kernels' output and the time-out flag of the
+ * key, cap and pkt modes. */
+typedef struct meeting {
+    unsigned *arrive;
+    float *out;
+    int *timed_out;
+} meeting;
+
+static meeting meeting_alloc(void)
+{
+    meeting m;
+    m.arrive = dev_alloc<unsigned>(1);
+    CHECK(cudaMemset(m.arrive, 0, sizeof(unsigned)));
+    m.out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
+    m.timed_out = dev_alloc<int>(1);
+    CHECK(cudaMemset(m.timed_out, 0, sizeof(int)));
+    return m;
+}
+
+/* After the launch: frees them; 1 (a mismatch for finish) when the CTAs did
+ * not meet, which it says on stderr. */
+static size_t meeting_done(meeting *m, const char *mode)
+{
+    int to = 0;
+    CHECK(cudaMemcpy(&to, m->timed_out, sizeof to, cudaMemcpyDeviceToHost));
+    if (to)
+        fprintf(stderr, "lrcpair: %s: the CTAs did not meet\n", mode);
+    CHECK(cudaFree(m->arrive));
+    CHECK(cudaFree(m->out));
+    CHECK(cudaFree(m->timed_out));
+    return to ? 1 : 0;
+}
+
 static int run_pkt(int off_a, int off_b, int sm_a, int sm_b)
 {
     int smem = one_cta_per_sm_smem();
@@ -361,25 +378,15 @@ static int run_pkt(int off_a, int off_b, int sm_a, int sm_b)
     size_t lines = (size_t)PKT_ITERS * PKT_STRIDE;
     float2 *buf = dev_alloc<float2>(lines * 16);
     CHECK(cudaMemset(buf, 0, lines * 128));
-    unsigned *arrive = dev_alloc<unsigned>(1);
-    CHECK(cudaMemset(arrive, 0, sizeof(unsigned)));
-    float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
-    int *timed_out = dev_alloc<int>(1);
-    CHECK(cudaMemset(timed_out, 0, sizeof(int)));
-    pktRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, off_a, off_b, (unsigned)sm_a, (unsigned)sm_b, arrive,
-                                                      out, timed_out);
+    meeting mt = meeting_alloc();
+    pktRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, off_a, off_b, (unsigned)sm_a, (unsigned)sm_b, mt.arrive,
+                                                      mt.out, mt.timed_out);
     CHECK_LAUNCH();
-    int to = 0;
-    CHECK(cudaMemcpy(&to, timed_out, sizeof to, cudaMemcpyDeviceToHost));
-    if (to)
-        fprintf(stderr, "lrcpair: pkt: the CTAs did not meet\n");
+    size_t bad = meeting_done(&mt, "pkt");
     CHECK(cudaFree(buf));
-    CHECK(cudaFree(arrive));
-    CHECK(cudaFree(out));
-    CHECK(cudaFree(timed_out));
     char what[96];
     snprintf(what, sizeof what, "pktRead offsets %d/%d, SMs %d/%d", off_a, off_b, sm_a, sm_b);
-    return finish(what, to ? 1 : 0);
+    return finish(what, bad);
 }
 
 static int run_cap(int m, int filler, long long delay_a, long long delay_b, int sm_a, int sm_b)
@@ -393,29 +400,19 @@ static int run_cap(int m, int filler, long long delay_a, long long delay_b, int 
     CHECK(cudaMemset(fill, 0, fill_floats * sizeof(float)));
     float *test = dev_alloc<float>((size_t)CAP_TEST_LINES * 32);
     CHECK(cudaMemset(test, 0, (size_t)CAP_TEST_LINES * 128));
-    unsigned *arrive = dev_alloc<unsigned>(1);
-    CHECK(cudaMemset(arrive, 0, sizeof(unsigned)));
-    float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
-    int *timed_out = dev_alloc<int>(1);
-    CHECK(cudaMemset(timed_out, 0, sizeof(int)));
+    meeting mt = meeting_alloc();
     unsigned members = 1u + (sm_b != sm_a) + (filler != sm_a && filler != sm_b);
     capRead<<<p.multiProcessorCount, THREADS, smem>>>(fill, test, m / 32, (unsigned)filler, (unsigned)sm_a,
-                                                      (unsigned)sm_b, delay_a, delay_b, members, arrive, out,
-                                                      timed_out);
+                                                      (unsigned)sm_b, delay_a, delay_b, members, mt.arrive, mt.out,
+                                                      mt.timed_out);
     CHECK_LAUNCH();
-    int to = 0;
-    CHECK(cudaMemcpy(&to, timed_out, sizeof to, cudaMemcpyDeviceToHost));
-    if (to)
-        fprintf(stderr, "lrcpair: cap: the CTAs did not meet\n");
+    size_t bad = meeting_done(&mt, "cap");
     CHECK(cudaFree(fill));
     CHECK(cudaFree(test));
-    CHECK(cudaFree(arrive));
-    CHECK(cudaFree(out));
-    CHECK(cudaFree(timed_out));
     char what[128];
     snprintf(what, sizeof what, "capRead %d fillers on SM %d, delays %lld/%lld, SMs %d/%d", m, filler, delay_a,
              delay_b, sm_a, sm_b);
-    return finish(what, to ? 1 : 0);
+    return finish(what, bad);
 }
 
 static int run_key(int kib, int warp_a, int warp_b, int alt_pc, int rev, int sm_a, int sm_b)
@@ -427,26 +424,16 @@ static int run_key(int kib, int warp_a, int warp_b, int alt_pc, int rev, int sm_
     int nlines = kib * 1024 / 128;
     float *buf = dev_alloc<float>((size_t)nlines * 32);
     CHECK(cudaMemset(buf, 0, (size_t)nlines * 128));
-    unsigned *arrive = dev_alloc<unsigned>(1);
-    CHECK(cudaMemset(arrive, 0, sizeof(unsigned)));
-    float *out = dev_alloc<float>((size_t)MAX_SMS * THREADS);
-    int *timed_out = dev_alloc<int>(1);
-    CHECK(cudaMemset(timed_out, 0, sizeof(int)));
+    meeting mt = meeting_alloc();
     keyRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, nlines, (unsigned)sm_a, (unsigned)sm_b, warp_a, warp_b,
-                                                      alt_pc, rev, arrive, out, timed_out);
+                                                      alt_pc, rev, mt.arrive, mt.out, mt.timed_out);
     CHECK_LAUNCH();
-    int to = 0;
-    CHECK(cudaMemcpy(&to, timed_out, sizeof to, cudaMemcpyDeviceToHost));
-    if (to)
-        fprintf(stderr, "lrcpair: key: the CTAs did not meet\n");
+    size_t bad = meeting_done(&mt, "key");
     CHECK(cudaFree(buf));
-    CHECK(cudaFree(arrive));
-    CHECK(cudaFree(out));
-    CHECK(cudaFree(timed_out));
     char what[128];
     snprintf(what, sizeof what, "keyRead %d KiB, warps %d/%d, alt_pc %d, rev %d, SMs %d/%d", kib, warp_a, warp_b,
              alt_pc, rev, sm_a, sm_b);
-    return finish(what, to ? 1 : 0);
+    return finish(what, bad);
 }
 
 static int one_cta_per_sm_smem(void)
