@@ -1084,15 +1084,19 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     uint32_t sectors = r->sectors;
     lrc_set *lset = NULL; /* the LRC's set the request was looked up in */
 
+    /* reads: the sectors its L2 read fetched beyond its own missing ones
+     * (l2.fetch_sectors blocks, findings §15) */
+    uint32_t beside = read ? r->miss_sectors - (r->sectors - r->hit_sectors) : 0u;
     if (read) {
-        /* the LRC, before the slices: a read another SM of the GPC has in
-         * flight gets that one's data and books nothing (model/lrc.h) */
+        /* the LRC: a read another SM of the GPC has in flight (and that its
+         * line still keeps) gets that one's data and books nothing
+         * (model/lrc.h) */
         uint64_t at_lrc = t1; /* held for the whole round trip from the SM (findings §2e) */
         t->lrc_in += r->sectors;
         if (t->lrc && (!last || r->sectors == cache_popcount(r->sector_mask))) { /* not folded */
             lset = lrc_set_of(t->lrc, sm, r->line, r->sector_mask);
-            outcome = lrc_merge_in(t->lrc, lset, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors,
-                                   r->miss_sectors - (r->sectors - r->hit_sectors), &group_ret);
+            outcome = lrc_merge_in(t->lrc, lset, sm, r->line, r->sector_mask, at_lrc, r->hit_sectors, beside,
+                                   &group_ret);
             if (outcome == LRC_MERGED)
                 return max64(group_ret, at_lrc);
         }
@@ -1134,7 +1138,6 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
          * records them, when they are all of its blocks' others (if some
          * were there already, the count says so but not which: nothing is
          * recorded) */
-        uint32_t beside = r->miss_sectors - (r->sectors - r->hit_sectors);
         if (r->hit_sectors || beside) {
             fill_slot *f = &t->fills[(cache_mix64(r->line) >> 40) & (TIMING_FILL_SLOTS - 1u)];
             if (r->hit_sectors && f->line == r->line && (f->mask & r->sector_mask) && f->ready > served)
