@@ -77,11 +77,11 @@ typedef enum lrc_outcome {
                      * back no earlier than the group's; do not call lrc_sent */
 } lrc_outcome;
 
-/* A read request of SM sm for line's sectors mask reaching the LRC at cycle
- * t. When an identical request of another SM of its GPC is in flight, sets
- * *ret to the cycle the group's data is back at the LRC (the other request's
- * return, or for a pair met out of replay order t plus the other's time in
- * flight) and merges it (added to the counts; hit_sectors: what the
+/* A read request of SM sm for line's sectors mask leaving its SM at cycle
+ * t. When its line's kept request is an identical one of another SM of its
+ * GPC, in flight, sets *ret to the cycle the group's data is back at the SM
+ * (the kept request's return, or for a pair met out of replay order t plus
+ * the kept one's time in flight) and merges it (added to the counts; hit_sectors: what the
  * functional model counted as L2 hits of it, fetched_beside: the sectors its
  * functional read fetched beyond mask) or, every LRC_SERVES-th member of
  * the group, has it read again. */
