@@ -7,8 +7,12 @@ usage: kernels/runs-spread.py METRIC DIR... [--model BIN --config INI --traces D
 DIR: folders of ncu --csv files, NAME.ncu.csv or NAME.rK.ncu.csv (the suite's
 traces/h200 and measure.sh's --dest folders); each file is one run of NAME.
 With --model, BIN run [--timing] --format csv on DIR/NAME.trace gives the
-model's value of METRIC, and its error against the median run is printed.
-Prints one row per kernel, then the mean absolute error against the median."""
+model's value of METRIC, its error against the median run, and how far it
+lies outside the runs' range ("outside": 0 between the smallest and the
+largest run, else its error against the nearer of the two).
+Prints one row per kernel, then the mean absolute error against the median
+and how many kernels the model misses by more than --tolerance PERCENT
+(default 2) outside the range. Spread and errors are "-" where the median is 0."""
 import csv, glob, os, re, statistics, subprocess, sys
 
 
@@ -28,10 +32,19 @@ def metric_of(path, metric):
 def main(argv):
     if len(argv) < 2:
         fail("usage: runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing]]")
-    metric, dirs, model, config, traces, timing = argv[0], [], None, None, None, False
+    metric, dirs, model, config, traces, timing, tol = argv[0], [], None, None, None, False, 2.0
     i = 1
     while i < len(argv):
         a = argv[i]
+        if a == "--tolerance":
+            if i + 1 >= len(argv):
+                fail("--tolerance needs a value")
+            try:
+                tol = float(argv[i + 1])
+            except ValueError:
+                fail(f"--tolerance: '{argv[i + 1]}' is not a number (expected a percentage, e.g. 2)")
+            i += 2
+            continue
         if a in ("--model", "--config", "--traces"):
             if i + 1 >= len(argv):
                 fail(f"{a} needs a value")
@@ -59,13 +72,14 @@ def main(argv):
     print(f"# {metric}: runs per kernel from {' '.join(dirs)}")
     head = f"{'kernel':26} {'runs':>4} {'min':>10} {'median':>10} {'max':>10} {'spread':>7}"
     if model:
-        head += f" {'model':>10} {'error':>8}"
+        head += f" {'model':>10} {'error':>8} {'outside':>8}"
     print(head)
-    errs = []
+    errs, missed = [], []
     for name in sorted(runs):
         v = runs[name]
         med = statistics.median(v)
-        row = f"{name:26} {len(v):4} {min(v):10.0f} {med:10.0f} {max(v):10.0f} {100 * (max(v) - min(v)) / med:6.1f}%"
+        spread = f"{100 * (max(v) - min(v)) / med:6.1f}%" if med else f"{'-':>7}"
+        row = f"{name:26} {len(v):4} {min(v):10.0f} {med:10.0f} {max(v):10.0f} {spread}"
         if model:
             tr = os.path.join(traces, name + ".trace")
             if not os.path.exists(tr):
@@ -82,12 +96,30 @@ def main(argv):
                     pred = float(f[-1])
             if pred is None:
                 fail(f"{tr}: the model printed no {metric} for launch 0")
-            e = 100 * (pred - med) / med
-            errs.append(abs(e))
-            row += f" {pred:10.0f} {e:+7.2f}%"
+            if med:
+                e = 100 * (pred - med) / med
+                errs.append(abs(e))
+                row += f" {pred:10.0f} {e:+7.2f}%"
+            else:
+                row += f" {pred:10.0f} {'-':>8}"
+            lo, hi = min(v), max(v)
+            near = hi if pred > hi else lo if pred < lo else None
+            if near is None:
+                row += f" {0:+7.2f}%"
+            elif near:
+                out = 100 * (pred - near) / near
+                row += f" {out:+7.2f}%"
+                if abs(out) > tol:
+                    missed.append(name)
+            else:
+                row += f" {'-':>8}"
+                missed.append(name)
         print(row)
     if errs:
         print(f"# mean absolute error against the median run: {statistics.mean(errs):.2f}% over {len(errs)} kernels")
+    if model:
+        print(f"# outside the runs' range by more than {tol:g}%: {len(missed)} of {len(runs)}"
+              + (f" ({', '.join(missed)})" if missed else ""))
 
 
 if __name__ == "__main__":
