@@ -2,7 +2,7 @@
 """runs-spread.py - how much a metric moves between runs of the same kernel,
 and how far the model is from the median run (docs/timing.md, docs/findings.md §5).
 
-usage: kernels/runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing]]
+usage: kernels/runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing] [--tolerance PERCENT]]
 
 DIR: folders of ncu --csv files, NAME.ncu.csv or NAME.rK.ncu.csv (the suite's
 traces/h200 and measure.sh's --dest folders); each file is one run of NAME.
@@ -31,7 +31,7 @@ def metric_of(path, metric):
 
 def main(argv):
     if len(argv) < 2:
-        fail("usage: runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing]]")
+        fail("usage: runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing] [--tolerance PERCENT]]")
     metric, dirs, model, config, traces, timing, tol = argv[0], [], None, None, None, False, 2.0
     i = 1
     while i < len(argv):
@@ -74,7 +74,7 @@ def main(argv):
     if model:
         head += f" {'model':>10} {'error':>8} {'outside':>8}"
     print(head)
-    errs, missed = [], []
+    errs, missed, compared = [], [], 0
     for name in sorted(runs):
         v = runs[name]
         med = statistics.median(v)
@@ -102,6 +102,7 @@ def main(argv):
                 row += f" {pred:10.0f} {e:+7.2f}%"
             else:
                 row += f" {pred:10.0f} {'-':>8}"
+            compared += 1
             lo, hi = min(v), max(v)
             near = hi if pred > hi else lo if pred < lo else None
             if near is None:
@@ -118,7 +119,7 @@ def main(argv):
     if errs:
         print(f"# mean absolute error against the median run: {statistics.mean(errs):.2f}% over {len(errs)} kernels")
     if model:
-        print(f"# outside the runs' range by more than {tol:g}%: {len(missed)} of {len(runs)}"
+        print(f"# outside the runs' range by more than {tol:g}%: {len(missed)} of {compared}"
               + (f" ({', '.join(missed)})" if missed else ""))
 
 

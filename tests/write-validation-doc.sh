@@ -98,6 +98,26 @@ mkdir -p build
     cat tests/validate-known.txt | grep -v '^# validate-known' 
     echo '```'
     echo
+    echo "## The hardware's own spread"
+    echo
+    echo "The suite's toleranced counters measured again, 2 or 3 more runs of every kernel"
+    echo "(\`kernels/probes/reps.sh\`, \`traces/h200-probes/reps\`; docs/findings.md section 5a),"
+    echo "against the model under \`--timing\` (which adds the L2 request coalescer and the"
+    echo "write queues' merges). Rows where the runs differ or the model lies outside their"
+    echo "range; \`outside\` is 0 inside the range, else the error against the nearer end:"
+    echo
+    for m in lts__t_sectors_srcunit_tex_op_read.sum lts__t_sectors_srcunit_tex_op_write.sum; do
+        echo '```'
+        if command -v python3 >/dev/null 2>&1; then
+            python3 kernels/runs-spread.py "$m" "$SUITE" traces/h200-probes/reps --model "$BIN" \
+                --config "$CONFIG" --traces "$SUITE" --timing 2>&1 |
+                awk 'NR <= 2 || /^#/ || ($6 != "0.0%" && $6 != "-") || ($NF != "+0.00%" && $NF != "-")'
+        else
+            echo "(python3 not found: kernels/runs-spread.py not run)"
+        fi
+        echo '```'
+        echo
+    done
     echo "## Per kernel (metrics with a target)"
     echo
     echo "| kernel | metric | measured | predicted | rel err | tol | result |"
