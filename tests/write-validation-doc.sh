@@ -100,7 +100,7 @@ mkdir -p build
     echo
     echo "## The hardware's own spread"
     echo
-    echo "The suite's toleranced counters measured again, 2 or 3 more runs of every kernel"
+    echo "The suite's toleranced counters measured again, 4 to 6 more runs of every kernel"
     echo "(\`kernels/probes/reps.sh\`, \`traces/h200-probes/reps\`; docs/findings.md section 5a),"
     echo "against the model under \`--timing\` (which adds the L2 request coalescer and the"
     echo "write queues' merges). Rows where the runs differ or the model lies outside their"
