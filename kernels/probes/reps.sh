@@ -3,7 +3,7 @@
 # REPS more times on every experiment of kernels/experiments.txt, one round
 # over the whole suite after another, so that a run cut short by BUDGET
 # seconds still covers every kernel evenly. Writes DEST/NAME.rK.ncu.csv
-# (measure.sh's names: `validate --runs DEST` reads them) and prints, last,
+# (measure.sh's names, which kernels/runs-spread.py reads) and prints, last,
 # how many runs each kernel got.
 # On the GPU machine, after make -C kernels:
 #   kernels/probes/reps.sh DEST [REPS [BUDGET [FIRST]]]
