@@ -6,12 +6,18 @@
  *                  back at 4 data-dependent indices: STL/LDL (64-byte stack frame)
  *   registerSpill  48 live 32-bit values under __maxnreg__(32): ptxas spills
  *                  (spill stores and loads, STL/LDL)
+ *   globalArray    localArray's accesses to a global buffer laid out as local
+ *                  memory is (each warp's 16 words of 32 lanes, 2 KiB, one
+ *                  block after the other): STG/LDG, to tell whether L1 loses
+ *                  local lines because they are local (findings §3e)
+ * GMS_SPIN=CYCLES in the environment: garray waits that long between its
+ * stores and its loads (array ignores it).
  *
  * Local memory is interleaved per thread: a warp's accesses to the same local
  * word are consecutive 4-byte words, so these accesses are coalesced.
  *
- * usage: localMemory array|spill [N [STACK]]   (threads, a multiple of 128; default 2^18
- *        for array, 264 x 128 = 33,792 for spill, whose per-thread traffic is larger) */
+ * usage: localMemory array|garray|spill [N [STACK]]   (threads, a multiple of 128; default 2^18
+ *        for array and garray, 264 x 128 = 33,792 for spill, whose per-thread traffic is larger) */
 #include "common.cuh"
 
 #define BLOCK 128
@@ -19,7 +25,17 @@
 #define NLIVE 48
 #define ROUNDS 1 /* the loop runs once; the compiler does not know that */
 
-static const char *USAGE = "array|spill [N [STACK]]";
+static const char *USAGE = "array|garray|spill [N [STACK]]";
+
+/* Each thread of globalArray waits spin clock cycles between its stores and
+ * its loads (GMS_SPIN in the environment, default 0: findings §3e). Not
+ * localArray: the call made ptxas keep its array in registers. */
+__device__ static inline void spin_cycles(long long spin)
+{
+    if (spin <= 0) return;
+    long long t0 = clock64();
+    while (clock64() - t0 < spin) { }
+}
 
 __global__ void localArray(const float *in, const int *sel, float *out, int n)
 {
@@ -34,6 +50,25 @@ __global__ void localArray(const float *in, const int *sel, float *out, int n)
     float acc = 0.0f;
 #pragma unroll
     for (int r = 0; r < 4; ++r) acc += buf[(s + 5 * r) & (LOCAL_N - 1)];
+    out[i] = acc;
+}
+
+/* localArray with its frame in global memory, interleaved as local memory is:
+ * word j of lane l of warp w at frames[(w * LOCAL_N + j) * 32 + l]. */
+__global__ void globalArray(const float *in, const int *sel, float *out, float *frames, int n, long long spin)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+
+    float *f = frames + (size_t)(i / 32) * LOCAL_N * 32 + i % 32;
+    float x = in[i];
+#pragma unroll
+    for (int j = 0; j < LOCAL_N; ++j) f[j * 32] = x * (float)(j + 1);
+    spin_cycles(spin);
+    int s = sel[i];
+    float acc = 0.0f;
+#pragma unroll
+    for (int r = 0; r < 4; ++r) acc += f[((s + 5 * r) & (LOCAL_N - 1)) * 32];
     out[i] = acc;
 }
 
@@ -75,8 +110,8 @@ int main(int argc, char **argv)
 {
     g_prog = "localMemory";
     if (argc < 2 || argc > 4) usage_fail(USAGE, "expected 1 to 3 arguments");
-    int spill = strcmp(argv[1], "spill") == 0;
-    if (!spill && strcmp(argv[1], "array") != 0) usage_fail(USAGE, "unknown mode '%s'", argv[1]);
+    int spill = strcmp(argv[1], "spill") == 0, garray = strcmp(argv[1], "garray") == 0;
+    if (!spill && !garray && strcmp(argv[1], "array") != 0) usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     int n = spill ? 264 * BLOCK : 1 << 18;
     if (argc > 2) n = (int)parse_long(argv[2], "N", BLOCK, 1 << 24, USAGE);
     if (n % BLOCK != 0) usage_fail(USAGE, "N must be a multiple of %d", BLOCK);
@@ -91,6 +126,10 @@ int main(int argc, char **argv)
         CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
     }
     fprintf(stderr, "localMemory: stack limit %zu bytes per thread\n", stack);
+    const char *spin_env = getenv("GMS_SPIN");
+    long long spin = spin_env && *spin_env ? parse_long(spin_env, "GMS_SPIN", 0, 100000000, USAGE) : 0;
+    if (spin)
+        fprintf(stderr, "localMemory: %lld cycles between the stores and the loads (GMS_SPIN)\n", spin);
 
     dim3 blk(BLOCK), grid(n / BLOCK);
     size_t bad = 0;
@@ -111,11 +150,17 @@ int main(int argc, char **argv)
         CHECK(cudaMemcpy(din, hin, n * sizeof(float), cudaMemcpyHostToDevice));
         CHECK(cudaMemcpy(dsel, hsel, n * sizeof(int), cudaMemcpyHostToDevice));
         CHECK(cudaMemset(dout, 0, n * sizeof(float)));
-        localArray<<<grid, blk>>>(din, dsel, dout, n);
+        float *frames = garray ? dev_alloc<float>((size_t)n * LOCAL_N) : NULL;
+        if (garray)
+            globalArray<<<grid, blk>>>(din, dsel, dout, frames, n, spin);
+        else
+            localArray<<<grid, blk>>>(din, dsel, dout, n);
         CHECK_LAUNCH();
+        if (frames)
+            CHECK(cudaFree(frames));
         CHECK(cudaMemcpy(hout, dout, n * sizeof(float), cudaMemcpyDeviceToHost));
         bad = count_mismatches("out", hout, want, n, 0.0f);
-        snprintf(what, sizeof what, "localArray<<<%u, %u>>> n %d", grid.x, blk.x, n);
+        snprintf(what, sizeof what, "%s<<<%u, %u>>> n %d", garray ? "globalArray" : "localArray", grid.x, blk.x, n);
         CHECK(cudaFree(din));
         CHECK(cudaFree(dsel));
         CHECK(cudaFree(dout));
