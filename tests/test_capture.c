@@ -1339,6 +1339,28 @@ START_TEST(tools_run_with_their_output_in_a_file)
 }
 END_TEST
 
+/* cuobjdump's SHARED against Nsight Compute's static shared memory, the
+ * H200 suite's kernels (traces/h200-probes/launchstats, findings §3e): SHARED
+ * is the kernel's own plus the driver's 1 KiB when it uses shared memory. */
+START_TEST(static_shared_memory_leaves_out_the_driver_reservation)
+{
+    static const struct {
+        uint32_t res_shared, reserved, want;
+    } cases[] = {
+        {2048, 1024, 1024}, /* histogram, reduce, copyAsync_ca4 */
+        {5248, 1024, 4224}, /* transpose_padded: a 32x33-float tile */
+        {9728, 1024, 8704}, /* bank_pad17 */
+        {1056, 1024, 32},   /* matrixMul_tiny_tiled2 */
+        {2128, 1024, 1104}, /* filter21_float */
+        {1024, 1024, 0},    /* dynamic shared memory only (lrcpair) */
+        {0, 1024, 0},       /* no shared memory (readSegment, local_array) */
+        {3072, 0, 3072},    /* before sm_80: nothing reserved */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_uint_eq(capture_static_smem(cases[i].res_shared, cases[i].reserved), cases[i].want);
+}
+END_TEST
+
 Suite *capture_suite(void)
 {
     Suite *s = suite_create("capture");
@@ -1356,6 +1378,7 @@ Suite *capture_suite(void)
     tcase_add_test(tc, missing_traffic_is_summarized_per_kernel);
     tcase_add_test(tc, section_attributes_do_not_end_the_function);
     tcase_add_test(tc, kernel_symbol_index_comes_from_the_cubin);
+    tcase_add_test(tc, static_shared_memory_leaves_out_the_driver_reservation);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("decode");

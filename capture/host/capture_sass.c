@@ -795,6 +795,11 @@ void capture_kernel_set_sass(trace_kernel *k, const capture_sass_func *f)
     }
 }
 
+uint32_t capture_static_smem(uint32_t res_shared, uint32_t reserved)
+{
+    return res_shared >= reserved ? res_shared - reserved : res_shared;
+}
+
 uint32_t capture_sass_missing_summary(const capture_sass_func *f, char *msg, size_t msg_bytes)
 {
     uint32_t count[CAPTURE_OP_COUNT] = {0};

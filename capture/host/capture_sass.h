@@ -133,6 +133,15 @@ const capture_sass_func *capture_sass_find(const capture_sass_module *m, const c
  * (stack + local, per thread). Replaces what k had there. */
 void capture_kernel_set_sass(trace_kernel *k, const capture_sass_func *f);
 
+/* The kernel's own static shared memory (what Nsight Compute calls
+ * launch__shared_mem_per_block_static, and the trace's smem_static) from
+ * cuobjdump's SHARED: on sm_80 and later SHARED also counts the reservation
+ * the driver makes for each CTA (reserved bytes, 1 KiB) whenever the kernel
+ * uses shared memory at all, and is 0 otherwise (measured on the H200 for
+ * every kernel of the suite, docs/findings.md §3e). reserved: 1024 from
+ * compute capability 8.0 on, 0 before. */
+uint32_t capture_static_smem(uint32_t res_shared, uint32_t reserved);
+
 /* Free everything the capture code may have put into k (names, PC table,
  * files) and zero it. Same ownership as trace_kernel_free: every string and
  * array is the kernel's own, from malloc. */

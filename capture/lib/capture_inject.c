@@ -149,6 +149,7 @@ static struct {
     func_state **funcs;
     uint32_t n_funcs;
     bool warned_set_data;
+    uint32_t smem_reserved; /* the driver's shared memory per CTA, which cuobjdump's SHARED counts */
 } G = {.lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 
 static _Thread_local launch_state *t_launch; /* between LAUNCH_BEGIN and LAUNCH_END */
@@ -232,6 +233,7 @@ static bool open_writer(CUdevice device)
         trace_meta_set(&meta, "gpu", gpu.name);
         snprintf(v, sizeof v, "%u.%u", gpu.cc_major, gpu.cc_minor);
         trace_meta_set(&meta, "cc", v);
+        G.smem_reserved = gpu.cc_major >= 8 ? 1024u : 0u; /* [DOC] 1 KB per block from sm_80 on */
         snprintf(v, sizeof v, "%u", gpu.sm_count);
         trace_meta_set(&meta, "sm_count", v);
     } else {
@@ -833,6 +835,8 @@ static int64_t write_launch(launch_state *L, const capture_tracker *h)
     dec.seen = fn->seen;
     if (!open_writer(L->device))
         return -1;
+    /* after open_writer, which learnt the GPU's reservation */
+    k.smem_static_bytes = capture_static_smem(k.smem_static_bytes, G.smem_reserved);
     G.in_writer = true;
     int rc = trace_writer_kernel(G.w, &k, &err);
     G.in_writer = false;
