@@ -80,6 +80,8 @@ typedef struct cfg_gpu {
     uint32_t smem_reserved_per_cta_bytes; /* shared memory the driver reserves per CTA */
     uint32_t n_carveouts;
     uint32_t carveout_kib[CFG_MAX_CARVEOUTS]; /* shared-memory sizes the driver can pick, ascending */
+    uint32_t carveout_ctas_factor;       /* the carveout holds this many times the resident CTAs' shared memory */
+    uint32_t carveout_min_per_cta_bytes; /* and at least this much per resident CTA */
 
     /* [l2] */
     uint32_t l2_line_bytes;

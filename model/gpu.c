@@ -452,6 +452,29 @@ uint32_t gpu_ctas_per_sm(const gpu_sm_limits *l, uint64_t warp_threads, uint64_t
     return ctas;
 }
 
+uint32_t gpu_carveout_kib(const cfg_gpu *c, uint32_t ctas, uint64_t smem_per_cta)
+{
+    /* The driver's choice, measured on the H200 for every kernel of the suite
+     * (docs/findings.md §3e): room for carveout_ctas_factor times the
+     * resident CTAs, at least carveout_min_per_cta_bytes each, but never for
+     * more CTAs than an SM holds; when no carveout has that room, the smallest
+     * that holds the resident CTAs. */
+    uint64_t need = (uint64_t)ctas * smem_per_cta;
+    uint64_t each = (uint64_t)c->carveout_ctas_factor * smem_per_cta;
+    if (each < c->carveout_min_per_cta_bytes)
+        each = c->carveout_min_per_cta_bytes;
+    uint64_t want = (uint64_t)ctas * each, most = (uint64_t)c->max_ctas_per_sm * smem_per_cta;
+    if (want > most)
+        want = most;
+    if (want < need)
+        want = need;
+    for (int pass = 0; pass < 2; pass++, want = need)
+        for (uint32_t i = 0; i < c->n_carveouts; i++)
+            if ((uint64_t)c->carveout_kib[i] * 1024u >= want)
+                return c->carveout_kib[i];
+    return 0; /* not reached: gpu_kernel_begin refused a CTA beyond the largest carveout */
+}
+
 int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err_info *err)
 {
     const cfg_gpu *c = &g->cfg;
@@ -489,15 +512,7 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
         err_set(err, "kernel %s: no CTA fits an SM (max_ctas_per_sm is 0)", name);
         return -1;
     }
-    /* the smallest carveout that holds the resident CTAs' shared memory */
-    uint64_t need = (uint64_t)ctas * smem_per_cta;
-    uint32_t carveout_kib = 0;
-    for (uint32_t i = 0; i < c->n_carveouts; i++) {
-        if ((uint64_t)c->carveout_kib[i] * 1024u >= need) {
-            carveout_kib = c->carveout_kib[i];
-            break;
-        }
-    }
+    uint32_t carveout_kib = gpu_carveout_kib(c, ctas, smem_per_cta);
     uint32_t l1_kib = c->l1_unified_kib > carveout_kib ? c->l1_unified_kib - carveout_kib : 0;
 
     g->info.ctas_per_sm = ctas;

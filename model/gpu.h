@@ -46,6 +46,11 @@ typedef struct gpu_sm_limits {
 } gpu_sm_limits;
 uint32_t gpu_ctas_per_sm(const gpu_sm_limits *l, uint64_t warp_threads, uint64_t regs_per_cta,
                          uint64_t smem_per_cta);
+/* The shared-memory carveout (KiB) the driver picks for a kernel of ctas
+ * resident CTAs per SM, each needing smem_per_cta bytes (its static and
+ * dynamic shared memory and the driver's reservation): [shared]
+ * carveout_ctas_factor and carveout_min_per_cta_bytes of c (cfg.h). */
+uint32_t gpu_carveout_kib(const cfg_gpu *c, uint32_t ctas, uint64_t smem_per_cta);
 
 /* Start a kernel. trace_sm_count is the SM count of the GPU the trace came
  * from (0 when unknown); recorded SM ids are used only when it equals the

@@ -228,6 +228,8 @@ START_TEST(h200_has_the_measured_and_documented_values)
     ck_assert_uint_eq(c.smem_banks, 32);
     ck_assert_uint_eq(c.smem_bank_bytes, 4);
     ck_assert_uint_eq(c.smem_bank_mode_bytes, 4);
+    ck_assert_uint_eq(c.carveout_ctas_factor, 2);
+    ck_assert_uint_eq(c.carveout_min_per_cta_bytes, 4096);
     ck_assert(c.smem_load_pairing);
     ck_assert_uint_eq(c.smem_reserved_per_cta_bytes, 1024);
     static const uint32_t carve[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
@@ -552,7 +554,7 @@ START_TEST(defaults_fill_keys_left_out)
     size_t with_default = 0;
     for (size_t i = 0; i < cfg_key_count(); i++)
         with_default += cfg_key_default(i) != NULL;
-    ck_assert_uint_eq(with_default, 16); /* 10 + gpu.sm_gpc, l2.fetch_sectors, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp and timing.smem_wavefront_cycles */
+    ck_assert_uint_eq(with_default, 18); /* 10 + gpu.sm_gpc, shared.carveout_ctas_factor, shared.carveout_min_per_cta_bytes, l2.fetch_sectors, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp and timing.smem_wavefront_cycles */
 }
 END_TEST
 
@@ -645,7 +647,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 51); /* 35 + the 16 of the optional [timing] */
+    ck_assert_uint_eq(cfg_key_count(), 53); /* 37 + the 16 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');

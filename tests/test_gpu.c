@@ -100,6 +100,45 @@ static void row_record(const global_row *r, trace_mem *m)
     test_mem_addrs(m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, r->size, mask, addr);
 }
 
+/* The shared-memory configuration the driver picked on the H200 for every
+ * kernel of the suite (Nsight Compute's launch__shared_mem_config_size,
+ * traces/h200-probes/launchstats/summary.csv; findings §3e): the distinct
+ * (bytes per CTA with the 1 KiB reservation, resident CTAs) pairs. */
+START_TEST(h200_carveout_is_the_drivers)
+{
+    static const struct {
+        uint32_t per_cta, ctas, kib;
+        const char *kernels;
+    } rows[] = {
+        {1024, 4, 16, "readSegment*, writeSegment*, readOnly* (512 threads)"},
+        {1024, 8, 32, "matrixMul_naive, atomic*, vecAdd*, stencil2d, transpose_naive, empty*"},
+        {1024, 16, 32, "local_array, local_spill, simpleMath*"},
+        {1024, 32, 32, "spmv*, matrixMul_tiny_naive"},
+        {1056, 32, 64, "matrixMul_tiny_tiled2"},
+        {2048, 8, 32, "histogram*, reduce*, copyAsync_ca4"},
+        {2128, 8, 64, "filter21_float"},
+        {3232, 8, 64, "filter21_float2"},
+        {3072, 8, 64, "matrixMul_tiled16"},
+        {3072, 12, 100, "wmma_gemm"},
+        {5120, 8, 100, "copyAsync_cg16, transpose_shared"},
+        {5248, 8, 100, "transpose_padded"},
+        {9216, 16, 164, "bank_linear, bank_stride*"},
+        {9728, 16, 164, "bank_pad17"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        ck_assert_msg(gpu_carveout_kib(&h200, rows[i].ctas, rows[i].per_cta) == rows[i].kib,
+                      "%s: %u KiB, expected %u", rows[i].kernels,
+                      gpu_carveout_kib(&h200, rows[i].ctas, rows[i].per_cta), rows[i].kib);
+    /* without the two keys (their defaults): the smallest that holds the resident CTAs */
+    cfg_gpu plain = h200;
+    plain.carveout_ctas_factor = 1;
+    plain.carveout_min_per_cta_bytes = 0;
+    ck_assert_uint_eq(gpu_carveout_kib(&plain, 8, 1024), 8);
+    ck_assert_uint_eq(gpu_carveout_kib(&plain, 8, 3072), 32);
+    ck_assert_uint_eq(gpu_carveout_kib(&plain, 16, 9728), 164);
+}
+END_TEST
+
 START_TEST(h200_measured_global_load_rows)
 {
     for (size_t i = 0; i < sizeof global_rows / sizeof global_rows[0]; i++) {
@@ -1231,6 +1270,7 @@ Suite *gpu_suite(void)
     TCase *tc = tcase_create("h200");
     tcase_add_checked_fixture(tc, setup_h200, teardown);
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, h200_carveout_is_the_drivers);
     tcase_add_test(tc, h200_measured_global_load_rows);
     tcase_add_test(tc, h200_second_load_hits_and_its_conflicts);
     tcase_add_test(tc, h200_cache_operators);

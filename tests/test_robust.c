@@ -519,7 +519,7 @@ START_TEST(config_huge_sizes_are_refused_by_key)
     const char *to1[] = {"size_bytes = 1099511627776"};
     const char *p = tpath("x.ini");
     ck_assert_msg_is(cfg_error(from1, to1, 1),
-                     "%s:51: [l2] size_bytes: expected 1024..1073741824, got 1099511627776", p);
+                     "%s:53: [l2] size_bytes: expected 1024..1073741824, got 1099511627776", p);
     const char *from2[] = {"sm_count"};
     const char *to2[] = {"sm_count = 4294967296"};
     ck_assert_msg_is(cfg_error(from2, to2, 1),
@@ -549,7 +549,7 @@ START_TEST(config_caches_beyond_the_memory_bound_are_refused)
     const char *to2[] = {"line_bytes = 32", "sets = 64", "size_bytes = 536870912",
                          "slices = 1024", "sets_per_slice = 1024", "ways = 16"};
     ck_assert_msg_is(cfg_error(from2, to2, 6),
-                     "%s:51: [l2] size_bytes: expected at most 8388608 lines of l2.line_bytes (32) "
+                     "%s:53: [l2] size_bytes: expected at most 8388608 lines of l2.line_bytes (32) "
                      "= 268435456 bytes (the model's memory bound), got 536870912", p);
 }
 END_TEST

@@ -32,6 +32,8 @@ void test_cfg_h200(cfg_gpu *c)
     static const uint32_t carve[] = {0, 8, 16, 32, 64, 100, 132, 164, 196, 228};
     c->n_carveouts = (uint32_t)(sizeof carve / sizeof carve[0]);
     memcpy(c->carveout_kib, carve, sizeof carve);
+    c->carveout_ctas_factor = 2;
+    c->carveout_min_per_cta_bytes = 4096;
 
     c->l2_line_bytes = 128;
     c->l2_sector_bytes = 32;
@@ -77,6 +79,8 @@ void test_cfg_k20c(cfg_gpu *c)
     static const uint32_t carve[] = {16, 32, 48};
     c->n_carveouts = 3;
     memcpy(c->carveout_kib, carve, sizeof carve);
+    c->carveout_ctas_factor = 1;
+    c->carveout_min_per_cta_bytes = 0;
 
     c->l2_line_bytes = 128;
     c->l2_sector_bytes = 32;
