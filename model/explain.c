@@ -165,7 +165,7 @@ void explain_mem(const explain_geom *g, const trace_mem *m, const char *sass, ex
         }
         break;
     case TRACE_SPACE_LOCAL:
-        n = local_layout_chunks(m, 0, chunks, &out->local_words); /* relative to the warp's region */
+        n = local_layout_chunks(m, 0, 128u, chunks, &out->local_words); /* relative to the warp's word 0, words a line apart */
         for (uint32_t i = 0; i < n && i < out->active_lanes; i++)
             out->lanes[chunks[i].lane].coal_addr = chunks[i].addr; /* word 0 of each lane */
         coal_run(&g->coal, chunks, n, &out->coal);

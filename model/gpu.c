@@ -18,8 +18,10 @@
  *  - Local memory: addresses are offsets in the thread's window (2^24 bytes;
  *    larger offsets wrap). They map to a private physical region above
  *    bit 60, interleaved at 4-byte words across the lanes of a warp:
- *    LOCAL_BASE + gwarp * 2^29 + (off / 4) * 128 + lane * 4 + off % 4 (local_layout.h), with
- *    gwarp = cta * warps_per_cta + warp (mod 2^31). Local loads are always
+ *    its SM's base + (off / 4) * threads_per_sm * 4 + (warp slot * 32 + lane)
+ *    * 4 + off % 4 (local_layout.h): a CTA takes slot k mod the resident
+ *    CTAs when it is the k-th CTA of its SM to touch local memory, its warps
+ *    that slot's warps. Local loads are always
  *    cached; local stores always update L1 (Kepler's L1 is write-back for
  *    local memory) and write through to L2. Their data-stage wavefronts are
  *    costed one 4-byte word index at a time (a LDL.128 of one offset in
@@ -115,6 +117,9 @@ struct gpu {
     bool in_kernel;
     gpu_kernel_info info;
     uint32_t warps_per_cta;
+    uint32_t *local_slot;     /* [cta]: 1 + the CTA's resident slot on its SM, 0: none yet */
+    uint32_t n_local_slot;
+    uint32_t *local_ctas;     /* [sm_count]: CTAs given a slot on each SM this kernel */
     uint32_t cur_l1_bytes;    /* L1 capacity the L1s were last reset to */
     bool l1_sized;
 
@@ -237,6 +242,8 @@ void gpu_destroy(gpu *g)
     free(g->l1);
     l2_destroy(g->l2);
     free(g->sm_partition);
+    free(g->local_slot);
+    free(g->local_ctas);
     wcomb_destroy(g->wc);
     free(g->pcs);
     free(g->slots);
@@ -521,6 +528,11 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
     g->info.trace_sms = c->cta_placement == CFG_PLACE_TRACE && trace_sm_count == c->sm_count;
     g->trace_sm_limit = g->info.trace_sms ? c->sm_count : 0u;
     g->warps_per_cta = (uint32_t)warps;
+    if (g->local_slot)
+        memset(g->local_slot, 0, g->n_local_slot * sizeof *g->local_slot);
+    if (!g->local_ctas)
+        g->local_ctas = xcalloc(c->sm_count, sizeof *g->local_ctas);
+    memset(g->local_ctas, 0, c->sm_count * sizeof *g->local_ctas);
 
     uint32_t l1_bytes = l1_kib * 1024u;
     if (c->cold_caches_per_kernel || !g->l1_sized || l1_bytes != g->cur_l1_bytes) {
@@ -942,10 +954,32 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
     g->obs_data_wf += c.wavefronts;
 }
 
+/* Where the warp's local word 0 lies (and *word_stride), by its CTA's
+ * resident slot on the SM (given when the CTA first touches local memory)
+ * and its warp within it. */
+static uint64_t local_region(gpu *g, const trace_mem *m, uint32_t sm, uint64_t *word_stride)
+{
+    if (m->cta >= g->n_local_slot) {
+        uint32_t n = g->n_local_slot ? g->n_local_slot : 1024u;
+        while (n <= m->cta)
+            n = n > UINT32_MAX / 2u ? UINT32_MAX : n * 2u;
+        g->local_slot = xrealloc(g->local_slot, (size_t)n * sizeof *g->local_slot);
+        memset(g->local_slot + g->n_local_slot, 0, (size_t)(n - g->n_local_slot) * sizeof *g->local_slot);
+        g->n_local_slot = n;
+    }
+    uint32_t *slot = &g->local_slot[m->cta];
+    if (!*slot)
+        *slot = 1u + g->local_ctas[sm]++ % g->info.ctas_per_sm;
+    uint64_t warp_slot = (uint64_t)(*slot - 1u) * g->warps_per_cta + m->warp;
+    return local_layout_base(sm, (uint32_t)warp_slot, g->cfg.max_threads_per_sm, word_stride);
+}
+
 static void do_local(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
 {
     uint32_t words;
-    uint32_t n = local_layout_chunks(m, local_layout_base(m->cta, g->warps_per_cta, m->warp), g->chunks, &words);
+    uint64_t word_stride;
+    uint64_t base = local_region(g, m, sm, &word_stride);
+    uint32_t n = local_layout_chunks(m, base, word_stride, g->chunks, &words);
     uint32_t per_word = n / words;
     coal_run(&g->geom, g->chunks, n, &g->res);
     g->rec_lines = &g->res;

@@ -6,7 +6,18 @@
  * threads at 4-byte words, so word k of lane l is at k * 128 + l * 4 in the
  * warp's region: a warp reading the same offset in every thread touches one
  * 128-byte line (docs/metrics.md, "Local memory"; measured: local_array's
- * source view, L2 Theoretical Sectors Local). */
+ * source view, L2 Theoretical Sectors Local).
+ *
+ * Where the words lie: the driver reserves local memory per resident
+ * thread of an SM, and word k of every resident thread comes before word
+ * k + 1 of any: word k of thread slot t (warp slot * 32 + lane) is at
+ * k * (threads per SM * 4) + t * 4 in its SM's region. So a warp's word k
+ * is still one 128-byte line, and the resident warps' word-k lines lie side
+ * by side. L1 indexes its sets by the address (findings §3f): in this
+ * layout local_array's frames spread over the sets as the H200's do (a
+ * frame of its own per warp, a stack apart, puts four warps' frames in every
+ * set and misses most of its loads, where the H200 misses 0.15%); a later
+ * CTA takes the slot of one that finished. */
 #ifndef GMS_LOCAL_LAYOUT_H
 #define GMS_LOCAL_LAYOUT_H
 
@@ -17,14 +28,14 @@
 
 #define LOCAL_BASE ((uint64_t)1 << 60)             /* above any global address */
 #define LOCAL_WINDOW_SHIFT 24u                    /* bytes of one thread's local window */
-#define LOCAL_WARP_SHIFT (LOCAL_WINDOW_SHIFT + 5u) /* 32 interleaved windows per warp */
-#define LOCAL_WARP_MASK (((uint64_t)1 << 31) - 1u) /* keeps the region below bit 61 */
 
-/* The chunks of local record m in the region that starts at base, word-major
- * (word k of every active lane, in lane order, then word k + 1); accesses
- * below 4 bytes are one word. Returns the chunk count; *words gets the words
- * per lane. c has room for TRACE_WARP_LANES * 4 chunks. */
-static inline uint32_t local_layout_chunks(const trace_mem *m, uint64_t base, coal_chunk *c, uint32_t *words)
+/* The chunks of local record m for the warp whose word 0 is at base, words
+ * word_stride bytes apart (a multiple of 128), word-major (word k of every
+ * active lane, in lane order, then word k + 1); accesses below 4 bytes are
+ * one word. Returns the chunk count; *words gets the words per lane. c has
+ * room for TRACE_WARP_LANES * 4 chunks. */
+static inline uint32_t local_layout_chunks(const trace_mem *m, uint64_t base, uint64_t word_stride,
+                                           coal_chunk *c, uint32_t *words)
 {
     const uint64_t window_mask = ((uint64_t)1 << LOCAL_WINDOW_SHIFT) - 1u;
     uint32_t w = m->size_bytes >= 4 ? m->size_bytes / 4u : 1u;
@@ -36,7 +47,7 @@ static inline uint32_t local_layout_chunks(const trace_mem *m, uint64_t base, co
             uint32_t l = (uint32_t)__builtin_ctz(mask);
             mask &= mask - 1u;
             uint64_t off = (m->addr[l] + 4u * k) & window_mask;
-            c[n].addr = base + (off >> 2) * 128u + l * 4u + (off & 3u);
+            c[n].addr = base + (off >> 2) * word_stride + l * 4u + (off & 3u);
             c[n].bytes = word_bytes;
             c[n].lane = (uint8_t)l;
             n++;
@@ -46,11 +57,16 @@ static inline uint32_t local_layout_chunks(const trace_mem *m, uint64_t base, co
     return n;
 }
 
-/* The base of the region of warp `warp` of CTA `cta`. */
-static inline uint64_t local_layout_base(uint32_t cta, uint32_t warps_per_cta, uint32_t warp)
+#define LOCAL_SM_SHIFT 40u /* each SM's threads in a region of their own */
+
+/* Where word 0 of the warp in resident slot `warp_slot` of SM `sm` lies (a
+ * CTA's slot times its warps, plus the warp), and *word_stride the distance
+ * between its words: threads_per_sm x 4 bytes. */
+static inline uint64_t local_layout_base(uint32_t sm, uint32_t warp_slot, uint32_t threads_per_sm,
+                                         uint64_t *word_stride)
 {
-    uint64_t gwarp = ((uint64_t)cta * warps_per_cta + warp) & LOCAL_WARP_MASK;
-    return LOCAL_BASE + (gwarp << LOCAL_WARP_SHIFT);
+    *word_stride = (uint64_t)threads_per_sm * 4u;
+    return LOCAL_BASE + ((uint64_t)(sm & 0xfffffu) << LOCAL_SM_SHIFT) + (uint64_t)warp_slot * 128u;
 }
 
 #endif
