@@ -66,7 +66,7 @@ static const char *const key_type_names[KEY_TYPE_COUNT] = {
 };
 
 /* Enum value names, indexed by the C enum value. */
-static const char *const cfg_set_index_names[] = {"linear", "xor", NULL};
+static const char *const cfg_set_index_names[] = {"linear", "xor", "masks", NULL};
 static const char *const cfg_l1_global_loads_names[] = {"cache", "bypass", NULL};
 static const char *const cfg_l1_stores_names[] = {"update", "invalidate", NULL};
 static const char *const cfg_cta_placement_names[] = {"trace", "round_robin", NULL};
@@ -735,6 +735,17 @@ static int check_l1_and_shared(const cfg_gpu *c, const cfg_origin *o, err_info *
         return -1;
     if (!is_pow2(c->l1_sets))
         return key_fail(err, o, KEY_l1_sets, "expected a power of two, got %" PRIu32, c->l1_sets);
+    if (c->l1_ways && (uint64_t)c->l1_sets * c->l1_ways > 65535u)
+        return key_fail(err, o, KEY_l1_ways,
+                        "expected l1.sets * ways at most 65535 (the model numbers the tags in "
+                        "16 bits), got %" PRIu32 " * %" PRIu32,
+                        c->l1_sets, c->l1_ways);
+    if (c->l1_set_index == CFG_INDEX_MASKS)
+        for (uint32_t i = 0; i < c->n_l1_set_masks; i++)
+            if (c->l1_set_masks[i] >= c->l1_sets)
+                return key_fail(err, o, KEY_l1_set_masks,
+                                "expected each mask below l1.sets (%" PRIu32 "), got %" PRIu32,
+                                c->l1_sets, c->l1_set_masks[i]);
 
     if (c->smem_bank_bytes != 4 && c->smem_bank_bytes != 8)
         return key_fail(err, o, KEY_shared_bank_bytes, "expected 4 or 8, got %" PRIu32,
@@ -763,7 +774,7 @@ static int check_l1_and_shared(const cfg_gpu *c, const cfg_origin *o, err_info *
                             ") so that L1 keeps some capacity, got %" PRIu32,
                             c->l1_unified_kib, kib);
         uint64_t l1_bytes = (uint64_t)(c->l1_unified_kib - kib) * 1024;
-        if (l1_bytes % way_bytes != 0)
+        if (!c->l1_ways && l1_bytes % way_bytes != 0)
             return key_fail(err, o, KEY_l1_sets,
                             "expected the L1 capacity of every carveout to be a whole number of "
                             "ways of sets * l1.line_bytes = %" PRIu64 " bytes, got %" PRIu32
@@ -779,7 +790,7 @@ static int check_l1_and_shared(const cfg_gpu *c, const cfg_origin *o, err_info *
                         c->sm_count, c->l1_unified_kib, c->l1_line_bytes, CFG_MAX_L1_LINES_TOTAL,
                         l1_lines);
     /* the tag arrays' way numbers and LRU links are one byte (cache_int.h) */
-    uint64_t l1_ways = (uint64_t)c->l1_unified_kib * 1024u / way_bytes;
+    uint64_t l1_ways = c->l1_ways ? c->l1_ways : (uint64_t)c->l1_unified_kib * 1024u / way_bytes;
     if (l1_ways > CACHE_MAX_WAYS)
         return key_fail(err, o, KEY_l1_sets,
                         "expected at most %u ways per set, l1.unified_kib KiB / (sets * "
@@ -800,6 +811,8 @@ static int check_l2(const cfg_gpu *c, const cfg_origin *o, err_info *err)
 {
     if (check_line_sector(c, o, err, KEY_l2_line_bytes, KEY_l2_sector_bytes, "l2"))
         return -1;
+    if (c->l2_set_index == CFG_INDEX_MASKS)
+        return key_fail(err, o, KEY_l2_set_index, "expected linear or xor (masks is the L1's), got masks");
     if (!is_pow2(c->l2_sets_per_slice))
         return key_fail(err, o, KEY_l2_sets_per_slice, "expected a power of two, got %" PRIu32,
                         c->l2_sets_per_slice);

@@ -27,6 +27,7 @@
 typedef enum cfg_set_index {
     CFG_INDEX_LINEAR, /* set = line number mod sets */
     CFG_INDEX_XOR,    /* set = XOR-fold of the line number's bit groups: no power-of-two stride aliasing */
+    CFG_INDEX_MASKS,  /* set = the low bits, XORed with a mask per higher bit (l1.set_masks; L1 only) */
     CFG_INDEX_COUNT
 } cfg_set_index;
 
@@ -66,8 +67,11 @@ typedef struct cfg_gpu {
     uint32_t l1_line_bytes;
     uint32_t l1_sector_bytes;
     uint32_t l1_unified_kib;     /* storage for L1 data + shared memory, KiB */
-    uint32_t l1_sets;            /* power of two; ways = capacity / (sets * line) */
+    uint32_t l1_sets;            /* power of two; ways = capacity / (sets * line), or l1_ways */
     cfg_set_index l1_set_index;
+    uint32_t l1_ways;            /* tag ways per set; 0: capacity / (sets * line), per carveout */
+    uint32_t n_l1_set_masks;
+    uint32_t l1_set_masks[CFG_MAX_CARVEOUTS]; /* CFG_INDEX_MASKS: line bit log2(sets) + i flips these set bits */
     cfg_l1_global_loads l1_global_loads;
     cfg_l1_stores l1_stores;
     uint32_t l1_tags_per_cycle;  /* 128-byte lines the tag stage resolves per wavefront */

@@ -19,10 +19,33 @@ l1 *l1_create(const cfg_gpu *c)
     l->line_bytes = c->l1_line_bytes;
     l->sector_bytes = c->l1_sector_bytes;
     l->sectors_per_line = c->l1_line_bytes / c->l1_sector_bytes;
+    l->n_masks = c->l1_set_index == CFG_INDEX_MASKS ? c->n_l1_set_masks : 0;
+    for (uint32_t i = 0; i < l->n_masks; i++)
+        l->masks[i] = c->l1_set_masks[i];
+    _Static_assert(CFG_MAX_CARVEOUTS <= 16, "two tables of eight bits hold every mask");
+    for (uint32_t j = 0; j < 2; j++)
+        for (uint32_t v = 0; v < 256; v++) {
+            uint32_t x = 0;
+            for (uint32_t b = 0; b < 8; b++)
+                if ((v >> b & 1u) && 8 * j + b < l->n_masks)
+                    x ^= l->masks[8 * j + b];
+            l->mask_table[j][v] = (uint16_t)x;
+        }
     uint64_t max_bytes = (uint64_t)c->l1_unified_kib * 1024u;
     uint64_t max_ways = max_bytes / ((uint64_t)c->l1_sets * c->l1_line_bytes);
-    l->tags = cache_create(c->l1_sets, max_ways ? (uint32_t)max_ways : 1u, l->sectors_per_line,
-                           c->l1_sector_bytes, c->l1_set_index);
+    l->fixed_ways = c->l1_ways;
+    if (l->fixed_ways)
+        max_ways = l->fixed_ways;
+    l->max_ways = max_ways ? (uint32_t)max_ways : 1u;
+    /* the tag array's own index is not used: set_of computes the set */
+    l->tags = cache_create(c->l1_sets, l->max_ways, l->sectors_per_line, c->l1_sector_bytes,
+                           c->l1_set_index == CFG_INDEX_MASKS ? CFG_INDEX_LINEAR : c->l1_set_index);
+    if (l->fixed_ways) {
+        size_t nodes = (size_t)c->l1_sets * l->max_ways;
+        l->gprev = xmalloc(nodes * sizeof *l->gprev);
+        l->gnext = xmalloc(nodes * sizeof *l->gnext);
+    }
+    l->ghead = l->gtail = L1_NODE_NIL;
     for (uint32_t i = 0; i < L1_HINT_SLOTS; i++)
         l->hint_line[i] = UINT64_MAX;
     l1_use_avx2(l, true);
@@ -34,12 +57,23 @@ void l1_destroy(l1 *c)
     if (!c)
         return;
     cache_destroy(c->tags);
+    free(c->gprev);
+    free(c->gnext);
     free(c);
 }
 
 void l1_reset(l1 *c, uint32_t capacity_bytes)
 {
     uint32_t ways = capacity_bytes / (c->sets * c->line_bytes);
+    c->data_cap = 0;
+    if (c->fixed_ways) {
+        uint32_t lines = capacity_bytes / c->line_bytes;
+        ways = lines ? c->fixed_ways : 0;
+        if (lines < c->sets * c->fixed_ways)
+            c->data_cap = lines;
+    }
+    c->data_count = 0;
+    c->ghead = c->gtail = L1_NODE_NIL;
     cache_reset(c->tags, ways);
 }
 
@@ -163,12 +197,13 @@ void l1_invalidate(l1 *c, const coal_result *r)
 {
     for (uint32_t i = 0; i < r->n_lines; i++) {
         const coal_line *ln = &r->lines[i];
-        cache_view v = cache_view_get(c->tags, set_of(c, ln->line));
+        uint32_t set = set_of(c, ln->line);
+        cache_view v = cache_view_get(c->tags, set);
         int way = cache_view_find(&v, ln->line);
         if (way < 0)
             continue;
         cache_view_invalidate(&v, way, ln->sector_mask);
         if (!cache_view_present(&v, way))
-            cache_view_drop(&v, way);
+            l1_drop(c, &v, set, way);
     }
 }

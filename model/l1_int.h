@@ -20,12 +20,31 @@
  * gathered line: random 100k, 23,952 -> 23,382 instructions per record). */
 #define L1_HINT_SLOTS 128u
 
+#define L1_NODE_NIL 0xffffu
+
 struct l1 {
     cache *tags;
     cfg_set_index index;
     uint32_t set_bits;    /* log2(sets) */
     uint32_t xor_steps;   /* cache_xor_steps(set_bits) */
+    uint32_t n_masks;     /* CFG_INDEX_MASKS: line bit set_bits + i flips masks[i] */
+    uint32_t masks[CFG_MAX_CARVEOUTS];
+    /* the masks' XOR for each value of line bits set_bits + 8j .. + 8j + 7 */
+    uint16_t mask_table[(CFG_MAX_CARVEOUTS + 7) / 8][256];
     uint32_t sets;
+    /* Tags and data apart (cfg l1.ways, findings §3f): the tags hold
+     * sets * fixed_ways lines, the data only data_cap of them. When the data
+     * is full, a line that finds a free way in its set takes the place of the
+     * least recently used line of all: the valid lines form one LRU list,
+     * node = set * max ways + way, gprev/gnext their links (L1_NODE_NIL: none),
+     * ghead the oldest, gtail the newest. data_cap 0: no such limit (the
+     * ways of the sets are the capacity, or the tags hold less than it). */
+    uint32_t fixed_ways;  /* cfg l1.ways; 0: ways from the capacity */
+    uint32_t max_ways;    /* the tag array's, for node numbers */
+    uint32_t data_cap;
+    uint32_t data_count;
+    uint16_t ghead, gtail;
+    uint16_t *gprev, *gnext;
     uint32_t line_bytes;
     uint32_t sector_bytes;
     uint32_t sectors_per_line;
@@ -42,7 +61,117 @@ struct l1 {
 /* cache_index, inlined: the set of a line */
 static inline uint32_t set_of(const l1 *c, uint64_t line)
 {
+    if (c->index == CFG_INDEX_MASKS) {
+        uint64_t high = line >> c->set_bits;
+        return ((uint32_t)line & (c->sets - 1u)) ^ c->mask_table[0][high & 0xffu] ^
+               c->mask_table[1][(high >> 8) & 0xffu];
+    }
     return cache_set_hash_steps(c->index, line, c->set_bits, c->xor_steps);
+}
+
+/* ---- the data's LRU list across sets (data_cap != 0) ------------------- */
+
+static inline void l1_glru_unlink(l1 *c, uint32_t n)
+{
+    uint16_t p = c->gprev[n], x = c->gnext[n];
+    if (p != L1_NODE_NIL)
+        c->gnext[p] = x;
+    else
+        c->ghead = x;
+    if (x != L1_NODE_NIL)
+        c->gprev[x] = p;
+    else
+        c->gtail = p;
+}
+
+/* as the newest (or, for an evict-first line, the oldest) */
+static inline void l1_glru_push(l1 *c, uint32_t n, bool oldest)
+{
+    if (c->ghead == L1_NODE_NIL) {
+        c->gprev[n] = c->gnext[n] = L1_NODE_NIL;
+        c->ghead = c->gtail = (uint16_t)n;
+    } else if (oldest) {
+        c->gprev[n] = L1_NODE_NIL;
+        c->gnext[n] = c->ghead;
+        c->gprev[c->ghead] = (uint16_t)n;
+        c->ghead = (uint16_t)n;
+    } else {
+        c->gnext[n] = L1_NODE_NIL;
+        c->gprev[n] = c->gtail;
+        c->gnext[c->gtail] = (uint16_t)n;
+        c->gtail = (uint16_t)n;
+    }
+}
+
+/* cache_view_drop, keeping the list: the set's last way moves into the hole */
+static inline void l1_drop(l1 *c, const cache_view *vp, uint32_t set, int way)
+{
+    if (c->data_cap) {
+        uint32_t last = *vp->n_valid - 1u, base = set * c->max_ways;
+        uint32_t n = base + (uint32_t)way, m = base + last;
+        l1_glru_unlink(c, n);
+        if (m != n) { /* node m becomes node n */
+            uint16_t p = c->gprev[m], x = c->gnext[m];
+            c->gprev[n] = p;
+            c->gnext[n] = x;
+            if (p != L1_NODE_NIL)
+                c->gnext[p] = (uint16_t)n;
+            else
+                c->ghead = (uint16_t)n;
+            if (x != L1_NODE_NIL)
+                c->gprev[x] = (uint16_t)n;
+            else
+                c->gtail = (uint16_t)n;
+        }
+        c->data_count--;
+    }
+    cache_view_drop(vp, way);
+}
+
+static inline CACHE_ALWAYS_INLINE void l1_touch(l1 *c, const cache_view *vp, uint32_t set, int way)
+{
+    cache_view_touch(vp, way);
+    if (c->data_cap) {
+        uint32_t n = set * c->max_ways + (uint32_t)way;
+        if (c->gtail != n) {
+            l1_glru_unlink(c, n);
+            l1_glru_push(c, n, false);
+        }
+    }
+}
+
+/* The oldest line of all leaves (its set's view is another, or this one);
+ * the set of the next oldest is fetched for the next time. */
+static inline void l1_evict_oldest(l1 *c)
+{
+    uint32_t n = c->ghead, set = n / c->max_ways;
+    cache_view v = cache_view_get(c->tags, set);
+    l1_drop(c, &v, set, (int)(n % c->max_ways));
+    if (c->ghead != L1_NODE_NIL)
+        cache_prefetch_set(c->tags, c->ghead / c->max_ways);
+}
+
+/* cache_view_alloc, within the data's capacity */
+static inline CACHE_ALWAYS_INLINE int l1_alloc(l1 *c, const cache_view *vp, uint32_t set, uint64_t line,
+                                               bool evict_first)
+{
+    if (!c->data_cap)
+        return cache_view_alloc(c->tags, vp, line, evict_first, NULL);
+    if (c->tags->ways == 0)
+        return -1;
+    bool free_way = *vp->n_valid < c->tags->ways;
+    if (free_way && c->data_count >= c->data_cap) {
+        l1_evict_oldest(c); /* perhaps from this set: then it frees a way here */
+        free_way = true;
+    }
+    int way = cache_view_alloc(c->tags, vp, line, evict_first, NULL);
+    uint32_t n = set * c->max_ways + (uint32_t)way;
+    if (free_way)
+        c->data_count++;
+    else
+        l1_glru_unlink(c, n); /* the set's own victim: its node is reused */
+    l1_glru_push(c, n, evict_first);
+    return way;
 }
 
 /* set_of, from the hints' memo when a hint just computed it */
@@ -66,7 +195,8 @@ static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r
             misses += cache_popcount(ln->sector_mask);
             continue;
         }
-        cache_view v = cache_view_get(c->tags, sets ? sets[i] : set_of_hinted(c, ln->line));
+        uint32_t set = sets ? sets[i] : set_of_hinted(c, ln->line);
+        cache_view v = cache_view_get(c->tags, set);
         int way = cache_view_find(&v, ln->line);
         uint32_t miss = ln->sector_mask;
         if (way >= 0) {
@@ -78,10 +208,10 @@ static inline CACHE_ALWAYS_INLINE void l1_load_lines(l1 *c, const coal_result *r
                 if ((part & 1u) && (cache_view_valid_bytes(c->tags, &v, way, s) & ln->byte_mask[s]) ==
                                        ln->byte_mask[s])
                     miss &= ~(1u << s);
-            cache_view_touch(&v, way);
+            l1_touch(c, &v, set, way);
         } else if (miss) {
             /* L1 is write-through: nothing to write back, the victim does not matter */
-            way = cache_view_alloc(c->tags, &v, ln->line, mode == L1_LOAD_EVICT_FIRST, NULL);
+            way = l1_alloc(c, &v, set, ln->line, mode == L1_LOAD_EVICT_FIRST);
         }
         hits += cache_popcount(ln->sector_mask & ~miss);
         misses += cache_popcount(miss);
@@ -101,20 +231,21 @@ static inline CACHE_ALWAYS_INLINE void l1_store_lines(l1 *c, const coal_result *
     uint32_t hits = 0, misses = 0;
     for (uint32_t i = 0; i < r->n_lines; i++) {
         const coal_line *ln = &r->lines[i];
-        cache_view v = cache_view_get(c->tags, sets ? sets[i] : set_of_hinted(c, ln->line));
+        uint32_t set = sets ? sets[i] : set_of_hinted(c, ln->line);
+        cache_view v = cache_view_get(c->tags, set);
         int way = cache_view_find(&v, ln->line);
         uint32_t present = way >= 0 ? cache_view_present(&v, way) : 0;
         hits += cache_popcount(ln->sector_mask & present);
         misses += cache_popcount(ln->sector_mask & ~present);
         if (policy == CFG_L1_STORES_INVALIDATE) {
             if (way >= 0)
-                cache_view_drop(&v, way);
+                l1_drop(c, &v, set, way);
             continue;
         }
         if (way >= 0) {
-            cache_view_touch(&v, way);
+            l1_touch(c, &v, set, way);
         } else {
-            way = cache_view_alloc(c->tags, &v, ln->line, false, NULL);
+            way = l1_alloc(c, &v, set, ln->line, false);
             if (way < 0)
                 continue; /* no L1 capacity this kernel */
         }

@@ -212,7 +212,7 @@ START_TEST(l1_fills_sectors_not_lines)
     test_cfg_h200(&cfg);
     l1 *c = l1_create(&cfg);
     l1_reset(c, 224u * 1024u);
-    ck_assert_uint_eq(l1_ways(c), 56);
+    ck_assert_uint_eq(l1_ways(c), 4); /* tag ways; the data holds 1,792 lines */
     ck_assert_uint_eq(load_hits(c, 0x1000, 4, L1_LOAD_CACHE), 0);
     ck_assert_uint_eq(load_hits(c, 0x1000, 4, L1_LOAD_CACHE), 1);
     ck_assert_uint_eq(load_hits(c, 0x101c, 4, L1_LOAD_CACHE), 1); /* same sector */
@@ -286,8 +286,101 @@ START_TEST(linear_index_would_thrash_power_of_two_strides)
     cfg_gpu cfg;
     test_cfg_h200(&cfg);
     cfg.l1_set_index = CFG_INDEX_LINEAR;
+    cfg.l1_sets = 32;
+    cfg.l1_ways = 0; /* 56 ways at 224 KiB */
     l1 *c = l1_create(&cfg);
     ck_assert_uint_eq(survivors(c, 4096, 64), 0); /* 64 lines in one 56-way set */
+    l1_destroy(c);
+}
+END_TEST
+
+/* kernels/l1hash.cu's second pass: N lines, C in a row every D lines, from
+ * the line at base, loaded twice into an L1 of `capacity` bytes; the hits of
+ * the second pass. */
+static uint32_t layout_hits(l1 *c, uint64_t base, uint32_t capacity, uint64_t run, uint64_t every,
+                            uint32_t n)
+{
+    l1_reset(c, capacity);
+    uint32_t hits = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint64_t i = 0; i < n; i++) {
+            uint32_t h = load_hits(c, base + (i / run * every + i % run) * 128u, 4, L1_LOAD_CACHE);
+            hits += pass ? h : 0;
+        }
+    return hits;
+}
+
+/* findings §3f: the one-thread probe in an L1 of 192 KiB (carveout 64 KiB),
+ * traces/h200-probes/l1hash/l1hash-r1.txt (buffer 0x7f8258000000): the
+ * layouts that lose lines far below capacity, set by set, exactly. */
+START_TEST(h200_l1_loses_what_the_h200_loses)
+{
+    cfg_gpu cfg;
+    test_cfg_h200(&cfg);
+    l1 *c = l1_create(&cfg);
+    const uint64_t base = 0x7f8258000000ull;
+    const uint32_t cap = 192u * 1024u;
+    static const struct { uint64_t run, every; uint32_t n, h200; } rows[] = {
+        {1, 1, 1472, 1472},   {1, 2, 1024, 1024},  {1, 3, 1024, 982},    {1, 13, 1024, 857},
+        {1, 22, 1024, 884},   {1, 1056, 1024, 796}, {1, 4096, 1024, 1024}, {48, 6336, 768, 528},
+        {64, 8448, 1024, 1024}, {80, 10560, 1280, 1120},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        uint32_t h = layout_hits(c, base, cap, rows[i].run, rows[i].every, rows[i].n);
+        ck_assert_msg(h == rows[i].h200, "%llu lines every %llu, %u lines: %u hits, the H200 %u",
+                      (unsigned long long)rows[i].run, (unsigned long long)rows[i].every, rows[i].n,
+                      h, rows[i].h200);
+    }
+    l1_destroy(c);
+}
+END_TEST
+
+/* findings §3f (traces/h200-probes/l1sets/sets-auto.txt, buffer
+ * 0x7fa494800000): lines 1, 624, 1050, 1643 and 2423 of the buffer share a
+ * set of four ways; four of them after line 1 evict it, three do not. */
+START_TEST(h200_l1_set_has_four_ways)
+{
+    cfg_gpu cfg;
+    test_cfg_h200(&cfg);
+    l1 *c = l1_create(&cfg);
+    const uint64_t base = 0x7fa494800000ull;
+    static const uint64_t set1[] = {624, 1050, 1643, 2423};
+    for (uint32_t k = 3; k <= 4; k++) {
+        l1_reset(c, 192u * 1024u);
+        load_hits(c, base + 1 * 128u, 4, L1_LOAD_CACHE);
+        for (uint32_t i = 0; i < k; i++)
+            load_hits(c, base + set1[i] * 128u, 4, L1_LOAD_CACHE);
+        ck_assert_uint_eq(load_hits(c, base + 1 * 128u, 4, L1_LOAD_CACHE), k < 4);
+    }
+    /* line 2's set is another: four of line 1's set leave it */
+    l1_reset(c, 192u * 1024u);
+    load_hits(c, base + 2 * 128u, 4, L1_LOAD_CACHE);
+    for (uint32_t i = 0; i < 4; i++)
+        load_hits(c, base + set1[i] * 128u, 4, L1_LOAD_CACHE);
+    ck_assert_uint_eq(load_hits(c, base + 2 * 128u, 4, L1_LOAD_CACHE), 1);
+    l1_destroy(c);
+}
+END_TEST
+
+/* The data holds what the carveout leaves (1,536 lines at 192 KiB), fewer
+ * than the 2,048 tags: the 1,537th line takes the place of the least
+ * recently used line of all, in whichever set it is. */
+START_TEST(h200_l1_data_is_the_carveouts)
+{
+    cfg_gpu cfg;
+    test_cfg_h200(&cfg);
+    l1 *c = l1_create(&cfg);
+    const uint64_t base = 0x7f0000000000ull;
+    ck_assert_uint_eq(layout_hits(c, base, 192u * 1024u, 1, 1, 1536), 1536);
+    l1_reset(c, 192u * 1024u);
+    for (uint32_t i = 0; i <= 1536; i++) {
+        if (i == 1536)
+            load_hits(c, base + 1 * 128u, 4, L1_LOAD_CACHE); /* line 1 used again: line 0 the oldest */
+        load_hits(c, base + i * 128u, 4, L1_LOAD_CACHE);
+    }
+    ck_assert_uint_eq(load_hits(c, base + 2 * 128u, 4, L1_LOAD_CACHE), 1);
+    ck_assert_uint_eq(load_hits(c, base + 1 * 128u, 4, L1_LOAD_CACHE), 1);
+    ck_assert_uint_eq(load_hits(c, base + 0 * 128u, 4, L1_LOAD_CACHE), 0); /* the oldest went */
     l1_destroy(c);
 }
 END_TEST
@@ -326,6 +419,9 @@ Suite *cache_suite(void)
     tcase_add_test(tc, xor_index_spreads_power_of_two_strides);
     suite_add_tcase(s, tc);
     TCase *l1c = tcase_create("l1");
+    tcase_add_test(l1c, h200_l1_loses_what_the_h200_loses);
+    tcase_add_test(l1c, h200_l1_set_has_four_ways);
+    tcase_add_test(l1c, h200_l1_data_is_the_carveouts);
     tcase_set_timeout(l1c, 60);
     tcase_add_test(l1c, l1_fills_sectors_not_lines);
     tcase_add_test(l1c, l1_partial_store_bytes_hit_only_themselves);

@@ -220,8 +220,12 @@ START_TEST(h200_has_the_measured_and_documented_values)
     ck_assert_uint_eq(c.l1_line_bytes, 128);
     ck_assert_uint_eq(c.l1_sector_bytes, 32);
     ck_assert_uint_eq(c.l1_unified_kib, 256);
-    ck_assert_uint_eq(c.l1_sets, 32);
-    ck_assert_int_eq(c.l1_set_index, CFG_INDEX_XOR);
+    ck_assert_uint_eq(c.l1_sets, 512);
+    ck_assert_uint_eq(c.l1_ways, 4);
+    ck_assert_int_eq(c.l1_set_index, CFG_INDEX_MASKS);
+    ck_assert_uint_eq(c.n_l1_set_masks, 15); /* findings §3f: line bits 9-23 */
+    ck_assert_uint_eq(c.l1_set_masks[0], 0x071);
+    ck_assert_uint_eq(c.l1_set_masks[14], 0x0f0);
     ck_assert_int_eq(c.l1_global_loads, CFG_L1_GLOBAL_CACHE);
     ck_assert_int_eq(c.l1_stores, CFG_L1_STORES_UPDATE);
     ck_assert_uint_eq(c.l1_tags_per_cycle, 4);
@@ -328,8 +332,8 @@ static const struct {
 } fixtures[] = {
     {"tests/data/configs/misspelt_key.ini",
      "tests/data/configs/misspelt_key.ini:14: [l1] setz: unknown key, expected one of line_bytes, "
-     "sector_bytes, unified_kib, sets, set_index, global_loads, stores, tags_per_cycle; did you "
-     "mean sets?"},
+     "sector_bytes, unified_kib, sets, ways, set_index, set_masks, global_loads, stores, "
+     "tags_per_cycle; did you mean sets?"},
     {"tests/data/configs/unknown_section.ini",
      "tests/data/configs/unknown_section.ini:36: [simulation]: unknown section, expected [gpu], "
      "[l1], [shared], [l2], [sim] or [timing]"},
@@ -464,9 +468,10 @@ static const struct {
      "[l2], [sim] or [timing]"},
     {"[sim]", "[gpu]\n[sim]", ":35: [gpu]: duplicate section, first on line 1"},
     {"[sim]", "[ sim ]", ":35: [ sim ]: unknown section, expected [gpu], [l1], [shared], [l2], [sim] or [timing]"},
-    {"tags_per_cycle = 4", "ways = 4",
-     ":17: [l1] ways: unknown key, expected one of line_bytes, sector_bytes, unified_kib, sets, "
-     "set_index, global_loads, stores, tags_per_cycle; ways is a key of [l2]"},
+    {"tags_per_cycle = 4", "fetch_sectors = 1",
+     ":17: [l1] fetch_sectors: unknown key, expected one of line_bytes, sector_bytes, unified_kib, "
+     "sets, ways, set_index, set_masks, global_loads, stores, tags_per_cycle; fetch_sectors is a key "
+     "of [l2]"},
     {"ecc = true", "ECC = true",
      ":34: [l2] ECC: unknown key, expected one of line_bytes, sector_bytes, size_bytes, partitions, "
      "slices, sets_per_slice, ways, set_index, fetch_sectors, ecc, gpc_partition; did you mean ecc?"},
@@ -554,7 +559,7 @@ START_TEST(defaults_fill_keys_left_out)
     size_t with_default = 0;
     for (size_t i = 0; i < cfg_key_count(); i++)
         with_default += cfg_key_default(i) != NULL;
-    ck_assert_uint_eq(with_default, 18); /* 10 + gpu.sm_gpc, shared.carveout_ctas_factor, shared.carveout_min_per_cta_bytes, l2.fetch_sectors, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp and timing.smem_wavefront_cycles */
+    ck_assert_uint_eq(with_default, 20); /* 10 + gpu.sm_gpc, shared.carveout_ctas_factor, shared.carveout_min_per_cta_bytes, l2.fetch_sectors, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp and timing.smem_wavefront_cycles */
 }
 END_TEST
 
@@ -616,7 +621,7 @@ START_TEST(validate_names_the_key)
     c = good;
     c.l1_set_index = (cfg_set_index)7;
     ck_assert_int_eq(cfg_validate(&c, &e), -1);
-    ck_assert_str_eq(e.msg, "[l1] set_index: expected linear or xor, got enum value 7");
+    ck_assert_str_eq(e.msg, "[l1] set_index: expected linear, xor or masks, got enum value 7");
 
     c = good;
     memset(c.name, 'A', sizeof c.name);
@@ -647,7 +652,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 53); /* 37 + the 16 of the optional [timing] */
+    ck_assert_uint_eq(cfg_key_count(), 55); /* 37 + the 16 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');
@@ -705,7 +710,7 @@ START_TEST(dump_prefixes_every_line_and_marks_defaults)
     /* + one header per section; [timing] is cfg_dump_timing's */
     ck_assert_uint_eq(lines, cfg_key_count() - timing_keys + 5);
     ck_assert_ptr_nonnull(strstr(buf, "# [l1]\n"));
-    ck_assert_ptr_nonnull(strstr(buf, "\n# sets = 32\n"));
+    ck_assert_ptr_nonnull(strstr(buf, "\n# sets = 512\n"));
     ck_assert_ptr_nonnull(strstr(buf, "\n# tags_per_cycle = 4 ; default\n"));
     ck_assert_ptr_nonnull(strstr(buf, "\n# carveouts_kib = 0,8,16,32,64,100,132,164,196,228\n"));
     ck_assert_ptr_nonnull(strstr(buf, "\n# compute_capability = 9.0\n"));

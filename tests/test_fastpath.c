@@ -1051,15 +1051,21 @@ END_TEST
 START_TEST(l1_hints_change_no_count)
 {
     uint64_t seed = 7;
-    for (int linear = 0; linear < 2; linear++) {
+    for (int linear = 0; linear < 3; linear++) {
         cfg_gpu cfg;
         test_cfg_h200(&cfg);
-        cfg.l1_sets = 32;
-        cfg.l1_unified_kib = 32; /* 8 ways: evictions */
-        cfg.l1_set_index = linear ? CFG_INDEX_LINEAR : cfg.l1_set_index;
+        uint32_t capacity = 32 * 1024;
+        if (linear < 2) {
+            cfg.l1_sets = 32;
+            cfg.l1_ways = 0;
+            cfg.l1_unified_kib = 32; /* 8 ways: evictions */
+            cfg.l1_set_index = linear ? CFG_INDEX_LINEAR : CFG_INDEX_XOR;
+        } else {
+            capacity = 28 * 1024; /* the H200's sets, 224 lines of data: evictions across sets */
+        }
         l1 *hinted = l1_create(&cfg), *plain = l1_create(&cfg);
-        l1_reset(hinted, 32 * 1024);
-        l1_reset(plain, 32 * 1024);
+        l1_reset(hinted, capacity);
+        l1_reset(plain, capacity);
         uint64_t ahead[8] = {0};
         static coal_result r;
         for (int op = 0; op < 100000; op++) {
@@ -1102,14 +1108,18 @@ START_TEST(l1_avx2_equals_baseline)
      * after every call. Way counts 64 and 7 (the H200's carveouts) and 248
      * (one set: four 64-way groups of fingerprints); lines from a pool about
      * twice the capacity, partial stores, evict-first and bypassing loads. */
-    static const struct { uint32_t sets, kib, capacity; } geo[] = {
-        {32, 256, 256 * 1024}, {32, 256, 28 * 1024}, {1, 31, 248 * 128}};
+    static const struct { uint32_t sets, ways, kib, capacity; } geo[] = {
+        {32, 0, 256, 256 * 1024}, {32, 0, 256, 28 * 1024}, {1, 0, 31, 248 * 128},
+        {512, 4, 256, 224 * 1024}, {512, 4, 256, 28 * 1024}}; /* the last two: the H200's sets */
     uint64_t seed = 99;
     for (size_t gi = 0; gi < sizeof geo / sizeof geo[0]; gi++) {
         cfg_gpu cfg;
         test_cfg_h200(&cfg);
         cfg.l1_sets = geo[gi].sets;
+        cfg.l1_ways = geo[gi].ways;
         cfg.l1_unified_kib = geo[gi].kib;
+        if (!geo[gi].ways)
+            cfg.l1_set_index = CFG_INDEX_XOR;
         l1 *a = l1_create(&cfg), *b = l1_create(&cfg);
         l1_use_avx2(a, false);
         l1_use_avx2(b, true);

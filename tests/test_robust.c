@@ -519,7 +519,7 @@ START_TEST(config_huge_sizes_are_refused_by_key)
     const char *to1[] = {"size_bytes = 1099511627776"};
     const char *p = tpath("x.ini");
     ck_assert_msg_is(cfg_error(from1, to1, 1),
-                     "%s:53: [l2] size_bytes: expected 1024..1073741824, got 1099511627776", p);
+                     "%s:55: [l2] size_bytes: expected 1024..1073741824, got 1099511627776", p);
     const char *from2[] = {"sm_count"};
     const char *to2[] = {"sm_count = 4294967296"};
     ck_assert_msg_is(cfg_error(from2, to2, 1),
@@ -534,22 +534,21 @@ START_TEST(config_caches_beyond_the_memory_bound_are_refused)
 {
     const char *p = tpath("x.ini");
     /* 1024 SMs of 1 MiB L1 in 32-byte lines: 2^25 tag lines, ~1.5 GB of model */
-    const char *from1[] = {"sm_count", "unified_kib", "line_bytes", "sector_bytes", "sets ",
+    const char *from1[] = {"sm_count", "unified_kib", "line_bytes", "sector_bytes",
                            "carveouts_kib"};
     const char *to1[] = {"sm_count = 1024", "unified_kib = 1024", "line_bytes = 32",
-                         "sector_bytes = 32", "sets = 32", "carveouts_kib = 0,512"};
-    ck_assert_msg_is(cfg_error(from1, to1, 6),
+                         "sector_bytes = 32", "carveouts_kib = 0,512"};
+    ck_assert_msg_is(cfg_error(from1, to1, 5),
                      "%s:29: [l1] unified_kib: expected gpu.sm_count * l1.unified_kib KiB / "
                      "l1.line_bytes = 1024 * 1024 KiB / 32 to be at most 8388608 tag lines (the "
                      "model's memory bound), got 33554432", p);
-    /* 512 MiB of L2 in 32-byte lines: 2^24 lines (and 64 L1 sets, so that
-     * the L1's 32-byte lines make 128 ways, not 256: at most 255) */
-    const char *from2[] = {"line_bytes", "sets ", "size_bytes", "slices", "sets_per_slice",
-                           "ways"};
-    const char *to2[] = {"line_bytes = 32", "sets = 64", "size_bytes = 536870912",
-                         "slices = 1024", "sets_per_slice = 1024", "ways = 16"};
-    ck_assert_msg_is(cfg_error(from2, to2, 6),
-                     "%s:53: [l2] size_bytes: expected at most 8388608 lines of l2.line_bytes (32) "
+    /* 512 MiB of L2 in 32-byte lines: 2^24 lines (the L1 keeps its 512 sets
+     * of 4 ways; "ways" sets both levels' ways to 16) */
+    const char *from2[] = {"line_bytes", "size_bytes", "slices", "sets_per_slice", "ways"};
+    const char *to2[] = {"line_bytes = 32", "size_bytes = 536870912", "slices = 1024",
+                         "sets_per_slice = 1024", "ways = 16"};
+    ck_assert_msg_is(cfg_error(from2, to2, 5),
+                     "%s:55: [l2] size_bytes: expected at most 8388608 lines of l2.line_bytes (32) "
                      "= 268435456 bytes (the model's memory bound), got 536870912", p);
 }
 END_TEST

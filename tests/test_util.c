@@ -18,8 +18,13 @@ void test_cfg_h200(cfg_gpu *c)
     c->l1_line_bytes = 128;
     c->l1_sector_bytes = 32;
     c->l1_unified_kib = 256;
-    c->l1_sets = 32;
-    c->l1_set_index = CFG_INDEX_XOR;
+    c->l1_sets = 512;
+    c->l1_ways = 4;
+    c->l1_set_index = CFG_INDEX_MASKS;
+    static const uint32_t masks[] = {113, 27, 374, 329, 57, 481, 477, 238, 404, 141, 428, 244, 303, 130, 240};
+    c->n_l1_set_masks = (uint32_t)(sizeof masks / sizeof masks[0]);
+    for (uint32_t i = 0; i < c->n_l1_set_masks; i++)
+        c->l1_set_masks[i] = masks[i];
     c->l1_global_loads = CFG_L1_GLOBAL_CACHE;
     c->l1_stores = CFG_L1_STORES_UPDATE;
     c->l1_tags_per_cycle = 4;
@@ -67,6 +72,7 @@ void test_cfg_k20c(cfg_gpu *c)
     c->l1_unified_kib = 64;
     c->l1_sets = 4;
     c->l1_set_index = CFG_INDEX_LINEAR;
+    c->n_l1_set_masks = 1; /* the default: one mask, 0 (unused) */
     c->l1_global_loads = CFG_L1_GLOBAL_BYPASS;
     c->l1_stores = CFG_L1_STORES_INVALIDATE;
     c->l1_tags_per_cycle = 1;

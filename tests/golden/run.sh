@@ -299,8 +299,8 @@ check_variant() {
 run_golden() {
     check_variant configs/k20c.ini $GOLDEN/configs/k20c-8byte.ini 's/^bank_mode_bytes = 4$/bank_mode_bytes = 8/'
     l2_1k='s/^size_bytes = .*/size_bytes = 1024/;s/^partitions = .*/partitions = 1/;s/^slices = .*/slices = 1/'
-    l2_1k="$l2_1k;s/^sets_per_slice = .*/sets_per_slice = 8/;s/^ways = .*/ways = 1/"
-    l2_1k="$l2_1k;/^ways = /,/^ecc = /s/^set_index = .*/set_index = linear/"
+    l2_1k="$l2_1k;s/^sets_per_slice = .*/sets_per_slice = 8/;/^\[l2\]/,/^ecc = /s/^ways = .*/ways = 1/"
+    l2_1k="$l2_1k;/^\[l2\]/,/^ecc = /s/^set_index = .*/set_index = linear/"
     l2_1k="$l2_1k;s/^gpc_partition = .*/gpc_partition = 00000000/"
     check_variant configs/h200.ini $GOLDEN/configs/h200-l2-1k.ini "$l2_1k"
     check_variant configs/h200.ini $GOLDEN/configs/h200-l2-1k-noecc.ini "$l2_1k;s/^ecc = true$/ecc = false/"
@@ -537,7 +537,7 @@ bad_input() {
     sed "${n}s/^sets = /setz = /" "$H" > "$B/misspelt.ini"
     bad "run config misspelt key" "$B/misspelt.ini:$n:|setz" "$BIN" run --config "$B/misspelt.ini" "$SMALL"
     bad "config check misspelt key" "$B/misspelt.ini:$n:|setz" "$BIN" config check "$B/misspelt.ini"
-    sed "${n}s/^sets = 32/sets = 48/" "$H" > "$B/sets48.ini"
+    sed "${n}s/^sets = 512/sets = 48/" "$H" > "$B/sets48.ini"
     bad "run config l1 sets 48" "$B/sets48.ini:$n:|sets" "$BIN" run --config "$B/sets48.ini" "$SMALL"
     n=$(line_of "$H" '^line_bytes = ')
     sed "${n}s/^line_bytes = 128/line_bytes = 100/" "$H" > "$B/l1-line100.ini"
