@@ -13,11 +13,13 @@
  * k + 1 of any: word k of thread slot t (warp slot * 32 + lane) is at
  * k * (threads per SM * 4) + t * 4 in its SM's region. So a warp's word k
  * is still one 128-byte line, and the resident warps' word-k lines lie side
- * by side. L1 indexes its sets by the address (findings §3f): in this
- * layout local_array's frames spread over the sets as the H200's do (a
- * frame of its own per warp, a stack apart, puts four warps' frames in every
- * set and misses most of its loads, where the H200 misses 0.15%); a later
- * CTA takes the slot of one that finished. */
+ * by side. L1 indexes its sets by the address (findings §3f), and the
+ * driver's own layout is not known (L1 keeps local lines with a priority
+ * over global ones, which hid it from the probe); this one spreads
+ * local_array's frames over the sets as consecutive lines, where a frame
+ * of its own per warp, a stack apart, put four warps' frames in every set
+ * and missed most of its loads (the H200 misses 0.15%). A later CTA takes
+ * the slot of one that finished. */
 #ifndef GMS_LOCAL_LAYOUT_H
 #define GMS_LOCAL_LAYOUT_H
 
