@@ -94,7 +94,9 @@ cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
     c->full_bytes = cache_full_mask(sector_bytes);
     c->index = index;
     c->epoch = 1;
-    size_t wp = ((size_t)max_ways + 7u) & ~(size_t)7u;
+    /* ways rounded up to 8, or 4 when there are at most 4 (the H200 L1: a set in
+     * one 64-byte block; the lookups read whole 64-byte steps of it anyway) */
+    size_t wp = max_ways <= 4u ? 4u : ((size_t)max_ways + 7u) & ~(size_t)7u;
     c->header_offset = 2u * wp;
     c->state_offset = c->header_offset + 8u;
     c->prev_offset = c->state_offset + wp;

@@ -42,8 +42,7 @@ l1 *l1_create(const cfg_gpu *c)
                            c->l1_set_index == CFG_INDEX_MASKS ? CFG_INDEX_LINEAR : c->l1_set_index);
     if (l->fixed_ways) {
         size_t nodes = (size_t)c->l1_sets * l->max_ways;
-        l->gprev = xmalloc(nodes * sizeof *l->gprev);
-        l->gnext = xmalloc(nodes * sizeof *l->gnext);
+        l->glink = xmalloc(nodes * sizeof *l->glink);
     }
     l->ghead = l->gtail = L1_NODE_NIL;
     for (uint32_t i = 0; i < L1_HINT_SLOTS; i++)
@@ -57,8 +56,7 @@ void l1_destroy(l1 *c)
     if (!c)
         return;
     cache_destroy(c->tags);
-    free(c->gprev);
-    free(c->gnext);
+    free(c->glink);
     free(c);
 }
 

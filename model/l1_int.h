@@ -36,7 +36,8 @@ struct l1 {
      * sets * fixed_ways lines, the data only data_cap of them. When the data
      * is full, a line that finds a free way in its set takes the place of the
      * least recently used line of all: the valid lines form one LRU list,
-     * node = set * max ways + way, gprev/gnext their links (L1_NODE_NIL: none),
+     * node = set * max ways + way, glink[node] its links (L1_NODE_NIL: none;
+     * the older one and the newer one side by side: one cache line a node),
      * ghead the oldest, gtail the newest. data_cap 0: no such limit (the
      * ways of the sets are the capacity, or the tags hold less than it). */
     uint32_t fixed_ways;  /* cfg l1.ways; 0: ways from the capacity */
@@ -44,7 +45,7 @@ struct l1 {
     uint32_t data_cap;
     uint32_t data_count;
     uint16_t ghead, gtail;
-    uint16_t *gprev, *gnext;
+    struct l1_glink { uint16_t prev, next; } *glink;
     uint32_t line_bytes;
     uint32_t sector_bytes;
     uint32_t sectors_per_line;
@@ -71,55 +72,55 @@ static inline uint32_t set_of(const l1 *c, uint64_t line)
 
 /* ---- the data's LRU list across sets (data_cap != 0) ------------------- */
 
-static inline void l1_glru_unlink(l1 *c, uint32_t n)
+static inline CACHE_ALWAYS_INLINE void l1_glru_unlink(l1 *c, uint32_t n)
 {
-    uint16_t p = c->gprev[n], x = c->gnext[n];
+    uint16_t p = c->glink[n].prev, x = c->glink[n].next;
     if (p != L1_NODE_NIL)
-        c->gnext[p] = x;
+        c->glink[p].next = x;
     else
         c->ghead = x;
     if (x != L1_NODE_NIL)
-        c->gprev[x] = p;
+        c->glink[x].prev = p;
     else
         c->gtail = p;
 }
 
 /* as the newest (or, for an evict-first line, the oldest) */
-static inline void l1_glru_push(l1 *c, uint32_t n, bool oldest)
+static inline CACHE_ALWAYS_INLINE void l1_glru_push(l1 *c, uint32_t n, bool oldest)
 {
     if (c->ghead == L1_NODE_NIL) {
-        c->gprev[n] = c->gnext[n] = L1_NODE_NIL;
+        c->glink[n].prev = c->glink[n].next = L1_NODE_NIL;
         c->ghead = c->gtail = (uint16_t)n;
     } else if (oldest) {
-        c->gprev[n] = L1_NODE_NIL;
-        c->gnext[n] = c->ghead;
-        c->gprev[c->ghead] = (uint16_t)n;
+        c->glink[n].prev = L1_NODE_NIL;
+        c->glink[n].next = c->ghead;
+        c->glink[c->ghead].prev = (uint16_t)n;
         c->ghead = (uint16_t)n;
     } else {
-        c->gnext[n] = L1_NODE_NIL;
-        c->gprev[n] = c->gtail;
-        c->gnext[c->gtail] = (uint16_t)n;
+        c->glink[n].next = L1_NODE_NIL;
+        c->glink[n].prev = c->gtail;
+        c->glink[c->gtail].next = (uint16_t)n;
         c->gtail = (uint16_t)n;
     }
 }
 
 /* cache_view_drop, keeping the list: the set's last way moves into the hole */
-static inline void l1_drop(l1 *c, const cache_view *vp, uint32_t set, int way)
+static inline CACHE_ALWAYS_INLINE void l1_drop(l1 *c, const cache_view *vp, uint32_t set, int way)
 {
     if (c->data_cap) {
         uint32_t last = *vp->n_valid - 1u, base = set * c->max_ways;
         uint32_t n = base + (uint32_t)way, m = base + last;
         l1_glru_unlink(c, n);
         if (m != n) { /* node m becomes node n */
-            uint16_t p = c->gprev[m], x = c->gnext[m];
-            c->gprev[n] = p;
-            c->gnext[n] = x;
+            uint16_t p = c->glink[m].prev, x = c->glink[m].next;
+            c->glink[n].prev = p;
+            c->glink[n].next = x;
             if (p != L1_NODE_NIL)
-                c->gnext[p] = (uint16_t)n;
+                c->glink[p].next = (uint16_t)n;
             else
                 c->ghead = (uint16_t)n;
             if (x != L1_NODE_NIL)
-                c->gprev[x] = (uint16_t)n;
+                c->glink[x].prev = (uint16_t)n;
             else
                 c->gtail = (uint16_t)n;
         }
@@ -142,7 +143,7 @@ static inline CACHE_ALWAYS_INLINE void l1_touch(l1 *c, const cache_view *vp, uin
 
 /* The oldest line of all leaves (its set's view is another, or this one);
  * the set of the next oldest is fetched for the next time. */
-static inline void l1_evict_oldest(l1 *c)
+static inline CACHE_ALWAYS_INLINE void l1_evict_oldest(l1 *c)
 {
     uint32_t n = c->ghead, set = n / c->max_ways;
     cache_view v = cache_view_get(c->tags, set);
