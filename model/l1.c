@@ -19,16 +19,14 @@ l1 *l1_create(const cfg_gpu *c)
     l->line_bytes = c->l1_line_bytes;
     l->sector_bytes = c->l1_sector_bytes;
     l->sectors_per_line = c->l1_line_bytes / c->l1_sector_bytes;
-    l->n_masks = c->l1_set_index == CFG_INDEX_MASKS ? c->n_l1_set_masks : 0;
-    for (uint32_t i = 0; i < l->n_masks; i++)
-        l->masks[i] = c->l1_set_masks[i];
+    uint32_t n_masks = c->l1_set_index == CFG_INDEX_MASKS ? c->n_l1_set_masks : 0;
     _Static_assert(CFG_MAX_CARVEOUTS <= 16, "two tables of eight bits hold every mask");
     for (uint32_t j = 0; j < 2; j++)
         for (uint32_t v = 0; v < 256; v++) {
             uint32_t x = 0;
             for (uint32_t b = 0; b < 8; b++)
-                if ((v >> b & 1u) && 8 * j + b < l->n_masks)
-                    x ^= l->masks[8 * j + b];
+                if ((v >> b & 1u) && 8 * j + b < n_masks)
+                    x ^= c->l1_set_masks[8 * j + b];
             l->mask_table[j][v] = (uint16_t)x;
         }
     uint64_t max_bytes = (uint64_t)c->l1_unified_kib * 1024u;

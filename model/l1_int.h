@@ -27,9 +27,8 @@ struct l1 {
     cfg_set_index index;
     uint32_t set_bits;    /* log2(sets) */
     uint32_t xor_steps;   /* cache_xor_steps(set_bits) */
-    uint32_t n_masks;     /* CFG_INDEX_MASKS: line bit set_bits + i flips masks[i] */
-    uint32_t masks[CFG_MAX_CARVEOUTS];
-    /* the masks' XOR for each value of line bits set_bits + 8j .. + 8j + 7 */
+    /* CFG_INDEX_MASKS: the XOR of l1.set_masks for each value of line bits
+     * set_bits + 8j .. set_bits + 8j + 7 (line bit set_bits + i flips mask i) */
     uint16_t mask_table[(CFG_MAX_CARVEOUTS + 7) / 8][256];
     uint32_t sets;
     /* Tags and data apart (cfg l1.ways, findings §3f): the tags hold
@@ -161,10 +160,8 @@ static inline CACHE_ALWAYS_INLINE int l1_alloc(l1 *c, const cache_view *vp, uint
     if (c->tags->ways == 0)
         return -1;
     bool free_way = *vp->n_valid < c->tags->ways;
-    if (free_way && c->data_count >= c->data_cap) {
-        l1_evict_oldest(c); /* perhaps from this set: then it frees a way here */
-        free_way = true;
-    }
+    if (free_way && c->data_count >= c->data_cap)
+        l1_evict_oldest(c); /* perhaps from this set: a way stays free here either way */
     int way = cache_view_alloc(c->tags, vp, line, evict_first, NULL);
     uint32_t n = set * c->max_ways + (uint32_t)way;
     if (free_way)
