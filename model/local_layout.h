@@ -14,8 +14,8 @@
  * k * (threads per SM * 4) + t * 4 in its SM's region. So a warp's word k
  * is still one 128-byte line, and the resident warps' word-k lines lie side
  * by side. L1 indexes its sets by the address (findings §3f), and the
- * driver's own layout is not known (L1 keeps local lines with a priority
- * over global ones, which hid it from the probe); this one spreads
+ * driver's own layout is not known (one thread's words lie on lines in
+ * order, findings §3g; how the threads' frames interleave is open); this one spreads
  * local_array's frames over the sets as consecutive lines, where a frame
  * of its own per warp, a stack apart, put four warps' frames in every set
  * and missed most of its loads (the H200 misses 0.15%). A later CTA takes
