@@ -262,6 +262,19 @@ START_TEST(other_gpus_have_their_geometry)
     ck_assert_uint_eq(c.sm_count, 132);
     ck_assert_uint_eq(c.l2_size_bytes, 80ull * 640 * 1024);
     ck_assert_uint_eq(cfg_l2_slices_per_partition(&c), 40);
+    /* measured on an H100 (traces/h200-probes/h100-l1): the H200's L1 sets and
+     * index, and the driver's carveouts of every suite kernel */
+    cfg_gpu h200;
+    load_ok("configs/h200.ini", &h200);
+    ck_assert_uint_eq(c.l1_sets, 512);
+    ck_assert_uint_eq(c.l1_ways, 4);
+    ck_assert_int_eq(c.l1_set_index, CFG_INDEX_MASKS);
+    ck_assert_uint_eq(c.n_l1_set_masks, 15);
+    ck_assert_uint_eq(c.n_l1_set_masks, h200.n_l1_set_masks);
+    for (uint32_t i = 0; i < c.n_l1_set_masks; i++)
+        ck_assert_uint_eq(c.l1_set_masks[i], h200.l1_set_masks[i]);
+    ck_assert_uint_eq(c.carveout_ctas_factor, 2);
+    ck_assert_uint_eq(c.carveout_min_per_cta_bytes, 4096);
 
     load_ok("configs/a100.ini", &c);
     ck_assert_uint_eq(c.sm_count, 108);
