@@ -11,7 +11,7 @@
  *
  * Values are small integers, so every sum is exact.
  *
- * usage: spmv scalar|vector|scalar-timed [ROWS]   (default 2^13 rows of 32 entries; blocks
+ * usage: spmv scalar|vector|scalar-timed|vector-timed [ROWS]   (default 2^13 rows of 32 entries; blocks
  *        of 64 threads: 128 blocks for scalar, 4,096 for vector) */
 #include "common.cuh"
 
@@ -19,7 +19,7 @@
 #define BLOCK 64
 #define BAND 1024
 
-static const char *USAGE = "scalar|vector|scalar-timed [ROWS]";
+static const char *USAGE = "scalar|vector|scalar-timed|vector-timed [ROWS]";
 
 __global__ void spmvScalar(const int *row_ptr, const int *col, const float *val, const float *x, float *y,
                            int rows)
@@ -66,12 +66,35 @@ __global__ void spmvScalarTimed(const int *row_ptr, const int *col, const float 
     if (stamp) stamps[4 * (size_t)warp + 2] = globaltimer() + (sum == 12345.0f);
 }
 
+/* spmvVector with lane 0 of each warp reading its SM's clock (%clock64) at
+ * its start and right before its store of y, so that how far apart the two
+ * warps of a CTA store can be compared with the model's (docs/timing.md,
+ * "Reads in the queue": their stores merge only when close). */
+__global__ void spmvVectorTimed(const int *row_ptr, const int *col, const float *val, const float *x, float *y,
+                                int rows, unsigned long long *stamps)
+{
+    int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+    unsigned long long t0 = clock64();
+    if (warp >= rows) return;
+    float sum = 0.0f;
+    for (int k = row_ptr[warp] + lane; k < row_ptr[warp + 1]; k += 32) sum += val[k] * x[col[k]];
+    for (int off = 16; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off);
+    if (lane == 0) {
+        unsigned long long t1 = clock64();
+        y[warp] = sum;
+        stamps[3 * (size_t)warp] = t0;
+        stamps[3 * (size_t)warp + 1] = t1;
+        stamps[3 * (size_t)warp + 2] = smid();
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_prog = "spmv";
     if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
     const char *mode = argv[1];
-    int vector = strcmp(mode, "vector") == 0, timed = strcmp(mode, "scalar-timed") == 0;
+    int vtimed = strcmp(mode, "vector-timed") == 0;
+    int vector = strcmp(mode, "vector") == 0 || vtimed, timed = strcmp(mode, "scalar-timed") == 0;
     if (!vector && !timed && strcmp(mode, "scalar") != 0) usage_fail(USAGE, "unknown mode '%s'", mode);
     int rows = 1 << 13;
     if (argc > 2) rows = (int)parse_long(argv[2], "ROWS", BAND, 1 << 22, USAGE);
@@ -108,11 +131,14 @@ int main(int argc, char **argv)
     int blocks = vector ? (int)(((size_t)rows * 32 + BLOCK - 1) / BLOCK) : (rows + BLOCK - 1) / BLOCK;
     unsigned long long *dstamps = NULL;
     size_t nstamps = 4 * ((size_t)blocks * BLOCK / 32);
-    if (timed) {
+    if (vtimed) nstamps = 3 * (size_t)rows;
+    if (timed || vtimed) {
         dstamps = dev_alloc<unsigned long long>(nstamps);
         CHECK(cudaMemset(dstamps, 0, nstamps * sizeof(unsigned long long)));
     }
-    if (vector)
+    if (vtimed)
+        spmvVectorTimed<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows, dstamps);
+    else if (vector)
         spmvVector<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows);
     else if (timed)
         spmvScalarTimed<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows, dstamps);
@@ -128,11 +154,18 @@ int main(int argc, char **argv)
         free(h);
         CHECK(cudaFree(dstamps));
     }
+    if (vtimed) { /* stdout: "warp start store sm", SM clock cycles */
+        unsigned long long *h = (unsigned long long *)host_alloc(nstamps * sizeof(unsigned long long));
+        CHECK(cudaMemcpy(h, dstamps, nstamps * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < nstamps; i += 3) printf("%zu %llu %llu %llu\n", i / 3, h[i], h[i + 1], h[i + 2]);
+        free(h);
+        CHECK(cudaFree(dstamps));
+    }
     CHECK(cudaMemcpy(hy, dy, (size_t)rows * sizeof(float), cudaMemcpyDeviceToHost));
 
     char what[96];
     snprintf(what, sizeof what, "%s<<<%d, %d>>> rows %d nnz %zu",
-             vector ? "spmvVector" : timed ? "spmvScalarTimed" : "spmvScalar", blocks,
+             vtimed ? "spmvVectorTimed" : vector ? "spmvVector" : timed ? "spmvScalarTimed" : "spmvScalar", blocks,
              BLOCK, rows, nnz);
     int rc = finish(what, count_mismatches("y", hy, want, (size_t)rows, 0.0f));
     CHECK(cudaFree(dptr)); CHECK(cudaFree(dcol)); CHECK(cudaFree(dval)); CHECK(cudaFree(dx)); CHECK(cudaFree(dy));

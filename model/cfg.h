@@ -109,6 +109,7 @@ typedef struct cfg_gpu {
     bool timing;                     /* the file has the [timing] section: every key below is set */
     uint32_t t_launch_cycles;        /* fixed launch cost, cycles */
     uint32_t t_cta_launch_mcycles;   /* the GPU starts at most one CTA per this long, 1/1000 cycle */
+    uint32_t t_cta_fill_mcycles_per_warp; /* a first-wave CTA costs this per warp instead; 0: as above */
     uint32_t t_l1_hit_cycles;        /* load latencies, issue to data ready, unloaded */
     uint32_t t_l2_hit_cycles;
     uint32_t t_l2_far_extra_cycles;

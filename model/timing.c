@@ -459,6 +459,7 @@ struct timing {
                                * when none: where a new warp usually starts (pc_index's hint) */
     uint64_t end;             /* latest completion of anything */
     uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
+    uint64_t fill_mcycles;          /* what a first-wave CTA costs the dispatcher, 1/1000 cycle */
     uint64_t lrc_in;
     uint64_t issued;          /* warp instructions issued: records, barriers and the
                                * instructions counted between them (issue_to) */
@@ -686,6 +687,8 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     memset(t->slot_end, 0, (size_t)n_sm * t->cfg.max_ctas_per_sm * sizeof *t->slot_end);
     t->end = 0;
     t->next_dispatch_mcycles = 0;
+    t->fill_mcycles = t->cfg.t_cta_fill_mcycles_per_warp ? (uint64_t)t->cfg.t_cta_fill_mcycles_per_warp * t->warps_per_cta
+                                                         : t->cfg.t_cta_launch_mcycles;
     t->lrc_in = 0;
     t->issued = 0;
     t->warps_seen = 0;
@@ -700,10 +703,15 @@ void timing_keep_pc_cycles(timing *t, bool on)
 
 void timing_kernel_end(timing *t, timing_result *out)
 {
-    /* the GPU starts its CTAs one per cta_launch_millicycles, also CTAs
-     * that executed no memory instruction (the trace does not show them) */
+    /* the GPU starts every CTA of the grid, also those that executed no
+     * memory instruction (the trace does not show them): the first wave at
+     * fill_mcycles each, the rest at cta_launch_millicycles */
     uint64_t ctas = trace_kernel_ctas(t->k);
-    uint64_t busy = max64(t->end, (ctas * t->cfg.t_cta_launch_mcycles + 999u) / 1000u);
+    uint32_t slots = t->info.ctas_per_sm < t->cfg.max_ctas_per_sm ? t->info.ctas_per_sm : t->cfg.max_ctas_per_sm;
+    uint64_t first = (uint64_t)t->cfg.sm_count * slots;
+    first = first < ctas ? first : ctas;
+    uint64_t dispatch_m = first * t->fill_mcycles + (ctas - first) * t->cfg.t_cta_launch_mcycles;
+    uint64_t busy = max64(t->end, (dispatch_m + 999u) / 1000u);
     out->cycles = t->cfg.t_launch_cycles + busy;
     out->lrc_input_sectors = t->lrc_in;
     /* every warp of the grid ends with its EXIT, after its last record:
@@ -761,12 +769,15 @@ static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
             best = i;
         }
     }
-    /* one dispatcher for the GPU: a CTA per cta_launch_millicycles */
+    /* one dispatcher for the GPU: a CTA per cta_launch_millicycles, or, for
+     * a CTA of the first wave (its slot never held in this kernel), its warps
+     * x cta_fill_millicycles_per_warp (findings §16: the first wave starts in
+     * a time that grows with its warps, not its CTAs) */
     /* kept exact: folding the rounded-up start back in added up to a cycle per
      * CTA (1,277 became 2,000 millicycles when CTAs came faster than slots) */
     uint64_t at_m = max64(t->next_dispatch_mcycles, best_end * 1000u);
     uint64_t start = (at_m + 999u) / 1000u;
-    t->next_dispatch_mcycles = at_m + t->cfg.t_cta_launch_mcycles;
+    t->next_dispatch_mcycles = at_m + (best_end == 0 ? t->fill_mcycles : t->cfg.t_cta_launch_mcycles);
     t->sm_slots[base + best] = idx + 1u;
     t->slot_end[base + best] = start;
     memset(c, 0, sizeof *c);
