@@ -12,6 +12,10 @@
  *                    words stored ..., H reloads hit, 0 wrong values".
  *                    GMS_STRIDE=K: words 0, K, 2K ...; GMS_GLOBAL=1: word 0
  *                    of M global lines instead (the control)
+ *   mix              local words and global lines in one launch: M words
+ *                    stored, G lines loaded, the words reloaded (and G lines
+ *                    loaded, M words stored, the lines reloaded), M = 256 ..
+ *                    1,024, G = 0 .. 4,096
  *   persist T N      word t stored in one launch, loaded cold in the next, t = T .. T+N-1
  *   pair T YMAX      (GMS_HOW=4) cold word T, timed after one other word Y
  *                    (Y = 0 .. YMAX): "pair: cold word T hits after word Y..."
@@ -48,7 +52,7 @@
 #define HOW_STORE_ONLY 16  /* the target is stored and not read back before the list */
 #define HOW_SPIN 32        /* 3,000 cycles of spinning before the timed load */
 static int g_how;
-static const char *USAGE = "sweep | persist T N | pair T YMAX | curve | alloc | self POOL SPAN T... | warps SPAN T B,B,...";
+static const char *USAGE = "sweep | mix | persist T N | pair T YMAX | curve | alloc | self POOL SPAN T... | warps SPAN T B,B,...";
 
 __device__ static inline int load_cg(const int *p)
 {
@@ -160,6 +164,42 @@ __global__ void frameSweep(int m, int warp_a, int tag, int stride, int *gbuf, lo
     out[1] = wrong;
 }
 
+/* one thread: local words and global lines in one launch. first_local: it
+ * stores M local words, loads G global lines (word 0 each, through L1),
+ * then reloads the M words, timed; else it loads the G lines, stores the M
+ * words, then reloads the G lines, timed. out[0]: reloads that hit, out[1]:
+ * wrong values (local words only) */
+__global__ void frameMix(int m, int g, int first_local, int warp_a, int tag, const int *gbuf, long long *out)
+{
+    int frame[NW];
+    __shared__ int sink;
+    if (threadIdx.x != (unsigned)warp_a * 32u)
+        return;
+    int dep = 0;
+    if (first_local)
+        for (int w = 0; w < m; ++w) frame[w] = tag + w;
+    for (int i = 0; i < g; ++i) dep += load_ca(gbuf + (size_t)(i + dep) * 32) & (tag >> 31);
+    if (!first_local)
+        for (int w = 0; w < m; ++w) frame[w + dep] = tag + w;
+    long long hits = 0, wrong = 0;
+    int n = first_local ? m : g;
+    for (int i = 0; i < n; ++i) {
+        long long t0 = clock_now();
+        int v = first_local ? frame[i + dep] : load_ca(gbuf + (size_t)(i + dep) * 32);
+        *(volatile int *)&sink = v;
+        long long t1 = clock_now();
+        hits += t1 - t0 < HIT_CYCLES;
+        if (first_local) {
+            wrong += v != tag + i;
+            dep = (v - tag - i) & (v >> 31);
+        } else {
+            dep = v & (tag >> 31); /* 0: gbuf is zeroed, tag positive */
+        }
+    }
+    out[0] = hits;
+    out[1] = wrong;
+}
+
 static int *g_list, *g_gbuf;
 static long long *g_out;
 static long g_tests;
@@ -260,11 +300,12 @@ int main(int argc, char **argv)
 {
     g_prog = "l1frames";
     if (argc < 2 || (argc < 4 && strcmp(argv[1], "alloc") != 0 && strcmp(argv[1], "curve") != 0 &&
-                      strcmp(argv[1], "sweep") != 0)) usage_fail(USAGE, "expected a mode and its arguments");
+                      strcmp(argv[1], "sweep") != 0 && strcmp(argv[1], "mix") != 0)) usage_fail(USAGE, "expected a mode and its arguments");
     bool self = strcmp(argv[1], "self") == 0;
     if (!self && strcmp(argv[1], "warps") != 0 && strcmp(argv[1], "alloc") != 0 &&
         strcmp(argv[1], "curve") != 0 && strcmp(argv[1], "pair") != 0 &&
-        strcmp(argv[1], "persist") != 0 && strcmp(argv[1], "sweep") != 0)
+        strcmp(argv[1], "persist") != 0 && strcmp(argv[1], "sweep") != 0 &&
+        strcmp(argv[1], "mix") != 0)
         usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     g_rotate = getenv("GMS_ROTATE") != NULL;
     const char *how_env = getenv("GMS_HOW");
@@ -275,6 +316,27 @@ int main(int argc, char **argv)
     CHECK(cudaMemset(g_gbuf, 0, (size_t)NW * 32 * sizeof(int)));
     g_out = dev_alloc<long long>(3);
     printf("# frame words %d, how %d\n", NW, g_how);
+    if (strcmp(argv[1], "mix") == 0) { /* local words and global lines in one launch */
+        const int ms[] = {256, 512, 1024};
+        const int gs[] = {0, 512, 1024, 1536, 2048, 4096};
+        int tag = 1000000;
+        for (int first_local = 1; first_local >= 0; --first_local)
+            for (int m : ms)
+                for (int g : gs) {
+                    g_next_warp = g_next_warp % 31 + 1;
+                    frameMix<<<1, CTA>>>(m, g, first_local, g_next_warp, tag, g_gbuf, g_out);
+                    CHECK_LAUNCH();
+                    long long r[2];
+                    CHECK(cudaMemcpy(r, g_out, sizeof r, cudaMemcpyDeviceToHost));
+                    if (first_local)
+                        printf("mix: %d local words, then %d global lines: %lld of the words hit (%lld wrong)\n", m, g,
+                               r[0], r[1]);
+                    else
+                        printf("mix: %d global lines, then %d local words: %lld of the lines hit\n", g, m, r[0]);
+                    tag += 1000000;
+                }
+        return 0;
+    }
     if (strcmp(argv[1], "sweep") == 0) { /* how many of M stored words hit when reloaded */
         /* GMS_STRIDE=K: words (lines) 0, K, 2K, ...; GMS_GLOBAL: global lines instead */
         const char *st_env = getenv("GMS_STRIDE");
