@@ -7,7 +7,9 @@
 # It also runs `trace check` on every capture: the trace's instruction counts
 # must equal Nsight Compute's for every launch (the capture lost nothing); and
 # the captures of the L2 fetch probe (traces/h200-probes/l2fetch-traces,
-# docs/findings.md §15) must pass whole, their L2 lookups exact.
+# docs/findings.md §15) must pass whole, their L2 lookups exact. And the
+# same traces against an H100's counters (traces/h100-ncu) with
+# configs/h100.ini, known misses in tests/validate-known-h100.txt.
 # With --write-docs, regenerate docs/validation.md from the same run.
 set -eu
 BIN=${1:?usage: validate-suite.sh BIN [--write-docs]}
@@ -72,9 +74,36 @@ if [ -n "$inexact" ] || ! grep -q 'lts__t_sectors_srcunit_tex_op_read_lookup_mis
     lookups="L2 lookups NOT exact"
     status=1
 fi
+# the H100: the same traces against the counters of the same programs on an
+# H100 (traces/h100-ncu), with configs/h100.ini; its known misses in
+# tests/validate-known-h100.txt
+H100=traces/h100-ncu
+H100_KNOWN=tests/validate-known-h100.txt
+rc=0
+tests/h100-suite.sh "$BIN" || rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+    echo "validate-suite: gpumemsim validate of $H100 failed (exit $rc)" >&2
+    exit 1
+fi
+awk '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) } / FAIL$/{ print c, $1 }' \
+    build/validate-h100.txt | sort > build/validate-h100-failed.txt
+grep -v '^#' "$H100_KNOWN" | grep -v '^$' | sort > build/validate-h100-known.txt
+new=$(comm -23 build/validate-h100-failed.txt build/validate-h100-known.txt)
+fixed=$(comm -13 build/validate-h100-failed.txt build/validate-h100-known.txt)
+if [ -n "$new" ]; then
+    echo "validate-suite: $H100: metrics out of tolerance (not in $H100_KNOWN):" >&2
+    echo "$new" | sed 's/^/  /' >&2
+    status=1
+fi
+if [ -n "$fixed" ]; then
+    echo "validate-suite: $H100: now within tolerance, remove from $H100_KNOWN:" >&2
+    echo "$fixed" | sed 's/^/  /' >&2
+    status=1
+fi
 total=$(tail -n 1 build/validate-suite.txt)
 per_pc=$(tail -n 1 build/validate-per-pc.txt)
 echo "validate-suite: kernel level: $total ($(wc -l < build/validate-failed.txt) known discrepancies, listed in $KNOWN)"
 echo "validate-suite: per instruction: $per_pc"
+echo "validate-suite: the H100 (configs/h100.ini, $H100): $(tail -n 1 build/validate-h100.txt) ($(wc -l < build/validate-h100-failed.txt) known discrepancies, listed in $H100_KNOWN)"
 echo "validate-suite: the L2's 64-byte fetch: $(grep -c -v ',FAIL$' build/validate-fetch.csv | awk '{print $1 - 1}') of $(($(wc -l < build/validate-fetch.csv) - 1)) values of $FETCH within tolerance, $lookups"
 exit $status

@@ -98,6 +98,23 @@ mkdir -p build
     cat tests/validate-known.txt | grep -v '^# validate-known' 
     echo '```'
     echo
+    echo "## The same programs on an H100"
+    echo
+    echo "Nsight Compute's counters of the suite's programs on an H100 80GB HBM3"
+    echo "(\`traces/h100-ncu\`, no traces of their own) against the H200's captures replayed with"
+    echo "\`configs/h100.ini\` (\`tests/validate-suite.sh\` links each trace beside its CSV in"
+    echo "\`build/h100-suite\`):"
+    echo
+    echo '```'
+    if tests/h100-suite.sh "$BIN" || [ $? -eq 1 ]; then tail -n 1 build/validate-h100.txt; fi
+    echo '```'
+    echo
+    echo "From \`tests/validate-known-h100.txt\`:"
+    echo
+    echo '```'
+    grep -v '^# validate-known-h100' tests/validate-known-h100.txt
+    echo '```'
+    echo
     echo "## The hardware's own spread"
     echo
     echo "The suite's toleranced counters measured again, 4 to 6 more runs of every kernel"
