@@ -275,6 +275,14 @@ START_TEST(other_gpus_have_their_geometry)
         ck_assert_uint_eq(c.l1_set_masks[i], h200.l1_set_masks[i]);
     ck_assert_uint_eq(c.carveout_ctas_factor, 2);
     ck_assert_uint_eq(c.carveout_min_per_cta_bytes, 4096);
+    /* its timing model: the launch, first-wave dispatch and DRAM rate are the
+     * H100's own (empty kernels, kernels/ctastart.cu, the 2^24-float
+     * streams), later waves the H200's rate (ctastart measured it equal) */
+    ck_assert(c.timing);
+    ck_assert_uint_eq(c.t_launch_cycles, 4333);
+    ck_assert_uint_eq(c.t_cta_fill_mcycles_per_warp, 207);
+    ck_assert_uint_eq(c.t_cta_launch_mcycles, h200.t_cta_launch_mcycles);
+    ck_assert_uint_eq(c.t_dram_bytes_per_cycle, 1228);
 
     load_ok("configs/a100.ini", &c);
     ck_assert_uint_eq(c.sm_count, 108);

@@ -1,6 +1,7 @@
 #!/bin/sh
 # timing-suite.sh - the timing model against the H200 suite's measured cycles
-# and L2 read sectors (part of `make check`, target check-timing).
+# and L2 read sectors (part of `make check`, target check-timing), and against
+# the same programs' cycles on an H100 (traces/h100-ncu, configs/h100.ini).
 #
 #   tests/timing-suite.sh BIN
 #
@@ -12,45 +13,60 @@
 # which under --timing is the functional write sectors less what the SMs'
 # write queues merged (model/wqueue.h; 2%). Fails when a launch misses that is
 # not in tests/timing-known.txt, and when a listed one starts to pass (then
-# delete its line). Prints the validation's mean absolute percentage error
-# line, the matrixMul launches' L2 read sectors and writeSegment_off11's L2
-# write sectors.
+# delete its line). Then the same for the H200's traces against the H100's
+# counters (tests/h100-suite.sh --timing), known misses in
+# tests/timing-known-h100.txt. Prints the validations' mean absolute
+# percentage error lines, the matrixMul launches' L2 read sectors and
+# writeSegment_off11's L2 write sectors (H200).
 set -eu
 BIN=${1:?usage: timing-suite.sh BIN}
-SUITE=traces/h200
-CONFIG=configs/h200.ini
-KNOWN=tests/timing-known.txt
 L2READ=lts__t_sectors_srcunit_tex_op_read.sum
 L2WRITE=lts__t_sectors_srcunit_tex_op_write.sum
 mkdir -p build
+status=0
+
+# check_misses OUTPUT KNOWN NAME: the failed rows of the three metrics in
+# OUTPUT (validate --timing) against KNOWN ("capture" alone: its cycles;
+# "capture metric": that metric); sets status=1 on a difference
+check_misses() {
+    out=$1 known=$2 name=$3
+    awk -v l2="$L2READ" -v l2w="$L2WRITE" '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) }
+         ($1 == "sm__cycles_elapsed.avg" || $1 == l2 || $1 == l2w) && / FAIL$/ { print c, $1 }' "$out" \
+        | sort > "build/$name-failed.txt"
+    grep -v '^#' "$known" | grep -v '^$' |
+        awk '{ if ($2 ~ /^[a-z0-9_]+__/) print $1, $2; else print $1, "sm__cycles_elapsed.avg" }' \
+        | sort > "build/$name-known.txt"
+    new=$(comm -23 "build/$name-failed.txt" "build/$name-known.txt")
+    fixed=$(comm -13 "build/$name-failed.txt" "build/$name-known.txt")
+    if [ -n "$new" ]; then
+        echo "timing-suite: $name: out of tolerance (not in $known):" >&2
+        echo "$new" | sed 's/^/  /' >&2
+        status=1
+    fi
+    if [ -n "$fixed" ]; then
+        echo "timing-suite: $name: now within tolerance, remove from $known:" >&2
+        echo "$fixed" | sed 's/^/  /' >&2
+        status=1
+    fi
+}
+
 rc=0
-"$BIN" validate --config "$CONFIG" --timing "$SUITE" > build/timing-suite.txt || rc=$?
+"$BIN" validate --config configs/h200.ini --timing traces/h200 > build/timing-suite.txt || rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
     echo "timing-suite: gpumemsim validate --timing failed (exit $rc)" >&2
     exit 1
 fi
-# one "capture metric" per failed row of the three metrics
-awk -v l2="$L2READ" -v l2w="$L2WRITE" '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) }
-     ($1 == "sm__cycles_elapsed.avg" || $1 == l2 || $1 == l2w) && / FAIL$/ { print c, $1 }' build/timing-suite.txt \
-    | sort > build/timing-failed.txt
-# known: "capture" (cycles) or "capture metric", reasons after them
-grep -v '^#' "$KNOWN" | grep -v '^$' |
-    awk '{ if ($2 ~ /^[a-z0-9_]+__/) print $1, $2; else print $1, "sm__cycles_elapsed.avg" }' \
-    | sort > build/timing-known.txt
-new=$(comm -23 build/timing-failed.txt build/timing-known.txt)
-fixed=$(comm -13 build/timing-failed.txt build/timing-known.txt)
-status=0
-if [ -n "$new" ]; then
-    echo "timing-suite: out of tolerance (not in $KNOWN):" >&2
-    echo "$new" | sed 's/^/  /' >&2
-    status=1
+check_misses build/timing-suite.txt tests/timing-known.txt timing
+rc=0
+tests/h100-suite.sh "$BIN" --timing || rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+    echo "timing-suite: gpumemsim validate --timing of traces/h100-ncu failed (exit $rc)" >&2
+    exit 1
 fi
-if [ -n "$fixed" ]; then
-    echo "timing-suite: now within tolerance, remove from $KNOWN:" >&2
-    echo "$fixed" | sed 's/^/  /' >&2
-    status=1
-fi
-echo "timing-suite: $(grep 'mean absolute percentage error' build/timing-suite.txt) ($(grep -c . build/timing-failed.txt || true) known misses, listed in $KNOWN)"
+check_misses build/timing-h100.txt tests/timing-known-h100.txt timing-h100
+
+echo "timing-suite: $(grep 'mean absolute percentage error' build/timing-suite.txt) ($(grep -c . build/timing-failed.txt || true) known misses, listed in tests/timing-known.txt)"
+echo "timing-suite: the H100 (configs/h100.ini, traces/h100-ncu): $(grep 'mean absolute percentage error' build/timing-h100.txt) ($(grep -c . build/timing-h100-failed.txt || true) known misses, listed in tests/timing-known-h100.txt)"
 awk -v l2="$L2READ" '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) }
      $1 == l2 && c ~ /^matrixMul/ { printf "timing-suite: %s L2 read sectors measured %s, after the LRC %s (%s)\n", c, $2, $3, $5 }' \
     build/timing-suite.txt
