@@ -26,23 +26,28 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
     echo "validate-suite: gpumemsim validate failed (exit $rc)" >&2
     exit 1
 fi
-# failing "capture metric" pairs (capture = the trace's file name)
-awk '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) } / FAIL$/{ print c, $1 }' \
-    build/validate-suite.txt | sort > build/validate-failed.txt
-grep -v '^#' "$KNOWN" | grep -v '^$' | sort > build/validate-known.txt
-new=$(comm -23 build/validate-failed.txt build/validate-known.txt)
-fixed=$(comm -13 build/validate-failed.txt build/validate-known.txt)
 status=0
-if [ -n "$new" ]; then
-    echo "validate-suite: metrics out of tolerance (not in $KNOWN):" >&2
-    echo "$new" | sed 's/^/  /' >&2
-    status=1
-fi
-if [ -n "$fixed" ]; then
-    echo "validate-suite: now within tolerance, remove from $KNOWN:" >&2
-    echo "$fixed" | sed 's/^/  /' >&2
-    status=1
-fi
+# check_known OUTPUT KNOWN NAME LABEL: the failing "capture metric" pairs of
+# OUTPUT (capture = the trace's file name) against KNOWN, into
+# build/NAME-failed.txt; status=1 on a difference
+check_known() {
+    awk '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) } / FAIL$/{ print c, $1 }' \
+        "$1" | sort > "build/$3-failed.txt"
+    grep -v '^#' "$2" | grep -v '^$' | sort > "build/$3-known.txt"
+    new=$(comm -23 "build/$3-failed.txt" "build/$3-known.txt")
+    fixed=$(comm -13 "build/$3-failed.txt" "build/$3-known.txt")
+    if [ -n "$new" ]; then
+        echo "validate-suite: ${4}metrics out of tolerance (not in $2):" >&2
+        echo "$new" | sed 's/^/  /' >&2
+        status=1
+    fi
+    if [ -n "$fixed" ]; then
+        echo "validate-suite: ${4}now within tolerance, remove from $2:" >&2
+        echo "$fixed" | sed 's/^/  /' >&2
+        status=1
+    fi
+}
+check_known build/validate-suite.txt "$KNOWN" validate ""
 # every capture is complete: its instruction counts equal ncu's, launch by launch
 for t in "$SUITE"/*.trace; do
     if ! "$BIN" trace check "$t" "${t%.trace}.ncu.csv" > build/trace-check.txt; then
@@ -85,21 +90,7 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
     echo "validate-suite: gpumemsim validate of $H100 failed (exit $rc)" >&2
     exit 1
 fi
-awk '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) } / FAIL$/{ print c, $1 }' \
-    build/validate-h100.txt | sort > build/validate-h100-failed.txt
-grep -v '^#' "$H100_KNOWN" | grep -v '^$' | sort > build/validate-h100-known.txt
-new=$(comm -23 build/validate-h100-failed.txt build/validate-h100-known.txt)
-fixed=$(comm -13 build/validate-h100-failed.txt build/validate-h100-known.txt)
-if [ -n "$new" ]; then
-    echo "validate-suite: $H100: metrics out of tolerance (not in $H100_KNOWN):" >&2
-    echo "$new" | sed 's/^/  /' >&2
-    status=1
-fi
-if [ -n "$fixed" ]; then
-    echo "validate-suite: $H100: now within tolerance, remove from $H100_KNOWN:" >&2
-    echo "$fixed" | sed 's/^/  /' >&2
-    status=1
-fi
+check_known build/validate-h100.txt "$H100_KNOWN" validate-h100 "$H100: "
 total=$(tail -n 1 build/validate-suite.txt)
 per_pc=$(tail -n 1 build/validate-per-pc.txt)
 echo "validate-suite: kernel level: $total ($(wc -l < build/validate-failed.txt) known discrepancies, listed in $KNOWN)"
