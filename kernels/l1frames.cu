@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 #include "common.cuh"
+#include "evictset.h"
 #define HIT_CYCLES 150
 #define NW 12288 /* words of each thread's frame: 48 KiB */
 #define CTA 1024
@@ -67,8 +68,6 @@ __device__ static inline long long clock_now(void)
     return t;
 }
 
-/* zero is a 0 the compiler can not see: each load's address waits for the
- * load before (dep), so the lines enter L1 in the list's order */
 __device__ static inline int load_ca(const int *p)
 {
     int v;
@@ -76,6 +75,8 @@ __device__ static inline int load_ca(const int *p)
     return v;
 }
 
+/* zero is a 0 the compiler can not see: each load's address waits for the
+ * load before (dep), so the lines enter L1 in the list's order */
 __global__ void frameEvict(const int *list, int n, int n_a, int target, int warp_a, int warp_b, int how, int zero,
                            const int *gbuf, long long *out)
 {
@@ -203,8 +204,9 @@ __global__ void frameMix(int m, int g, int first_local, int warp_a, int tag, con
 static int *g_list, *g_gbuf;
 static long long *g_out;
 static long g_tests;
-static long long g_fill_cycles, g_sm;
-static int g_rotate, g_next_warp; /* the last test's cycles from the target's first access to its reload */
+static long long g_fill_cycles; /* the last test's cycles from the target's first access to its reload */
+static long long g_sm;          /* and its SM */
+static int g_rotate, g_next_warp;
 
 /* do the words after T (the first n_a of warp_a's frame, the rest of warp_b's) evict T? */
 static long long cycles_of(int target, const std::vector<int> &words, int n_a, int warp_b)
@@ -238,24 +240,6 @@ static bool evicts_self(int target, const std::vector<int> &words)
     return evicts(target, words, (int)words.size(), 0);
 }
 
-/* drop groups while the rest still evicts: 16 groups, then single words */
-static std::vector<int> reduce(int target, std::vector<int> set)
-{
-    for (;;) {
-        size_t groups = set.size() > 64 ? 16 : set.size();
-        size_t step = (set.size() + groups - 1) / groups;
-        bool dropped = false;
-        for (size_t g = 0; g * step < set.size() && !dropped; ++g) {
-            std::vector<int> rest(set.begin(), set.begin() + g * step);
-            rest.insert(rest.end(), set.begin() + std::min(set.size(), (g + 1) * step), set.end());
-            if (!rest.empty() && evicts_self(target, rest)) {
-                set.swap(rest);
-                dropped = true;
-            }
-        }
-        if (!dropped) return set;
-    }
-}
 
 /* T's minimal eviction set among the POOL words after SPAN, printed; empty
  * when the pool does not evict T */
@@ -267,7 +251,7 @@ static std::vector<int> eviction_set(int t, int pool, int span)
         printf("target %d: %d words after it do not evict it\n", t, pool);
         return {};
     }
-    std::vector<int> e = reduce(t, all);
+    std::vector<int> e = reduce_eviction_set(all, [t](const std::vector<int> &rest) { return evicts_self(t, rest); });
     printf("target %d ways %zu:", t, e.size());
     for (int x : e) printf(" %d", x);
     printf("\n");
@@ -299,14 +283,19 @@ static void scan(int t, const std::vector<int> &e, int span, int warp_b, const c
 int main(int argc, char **argv)
 {
     g_prog = "l1frames";
-    if (argc < 2 || (argc < 4 && strcmp(argv[1], "alloc") != 0 && strcmp(argv[1], "curve") != 0 &&
-                      strcmp(argv[1], "sweep") != 0 && strcmp(argv[1], "mix") != 0)) usage_fail(USAGE, "expected a mode and its arguments");
+    /* the modes and how many arguments each takes at least */
+    static const struct {
+        const char *name;
+        int args;
+    } modes[] = {{"sweep", 0}, {"mix", 0}, {"persist", 2}, {"pair", 2}, {"curve", 0},
+                 {"alloc", 0}, {"self", 3}, {"warps", 3}};
+    int mode = -1;
+    for (int i = 0; argc >= 2 && i < (int)(sizeof modes / sizeof modes[0]); ++i)
+        if (strcmp(argv[1], modes[i].name) == 0) mode = i;
+    if (argc < 2) usage_fail(USAGE, "expected a mode and its arguments");
+    if (mode < 0) usage_fail(USAGE, "unknown mode '%s'", argv[1]);
+    if (argc < 2 + modes[mode].args) usage_fail(USAGE, "expected a mode and its arguments");
     bool self = strcmp(argv[1], "self") == 0;
-    if (!self && strcmp(argv[1], "warps") != 0 && strcmp(argv[1], "alloc") != 0 &&
-        strcmp(argv[1], "curve") != 0 && strcmp(argv[1], "pair") != 0 &&
-        strcmp(argv[1], "persist") != 0 && strcmp(argv[1], "sweep") != 0 &&
-        strcmp(argv[1], "mix") != 0)
-        usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     g_rotate = getenv("GMS_ROTATE") != NULL;
     const char *how_env = getenv("GMS_HOW");
     g_how = how_env ? (int)parse_long(how_env, "GMS_HOW", 0, 63, USAGE) : 0;

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <vector>
 #include "common.cuh"
+#include "evictset.h"
 #define LINE_WORDS 32
 #define HIT_CYCLES 150
 static const char *USAGE = "POOL SPAN T...|auto K, or high T0 MAXBIT";
@@ -100,24 +101,6 @@ static bool evicts(int target, const std::vector<int> &lines)
     return cycles >= HIT_CYCLES;
 }
 
-/* drop groups while the rest still evicts: 16 groups, then single lines */
-static std::vector<int> reduce(int target, std::vector<int> set)
-{
-    for (;;) {
-        size_t groups = set.size() > 64 ? 16 : set.size();
-        size_t step = (set.size() + groups - 1) / groups;
-        bool dropped = false;
-        for (size_t g = 0; g * step < set.size() && !dropped; ++g) {
-            std::vector<int> rest(set.begin(), set.begin() + g * step);
-            rest.insert(rest.end(), set.begin() + std::min(set.size(), (g + 1) * step), set.end());
-            if (!rest.empty() && evicts(target, rest)) {
-                set.swap(rest);
-                dropped = true;
-            }
-        }
-        if (!dropped) return set;
-    }
-}
 
 /* "high T0 MAXBIT": how line bits 14 .. MAXBIT fold into the set index.
  * T is a line whose address has bits 0-22 of its line number clear but for
@@ -193,7 +176,7 @@ int main(int argc, char **argv)
             printf("target %d: %d lines after it do not evict it\n", t, pool);
             continue;
         }
-        std::vector<int> e = reduce(t, all);
+        std::vector<int> e = reduce_eviction_set(all, [t](const std::vector<int> &rest) { return evicts(t, rest); });
         printf("target %d ways %zu:", t, e.size());
         for (int x : e) printf(" %d", x);
         printf("\n");
