@@ -329,8 +329,9 @@ typedef struct warp_state {
                           * (a filter: wait_regs scans the loads only when it meets the registers
                           * an instruction reads or writes, folded the same way) */
     uint64_t mem_done;   /* when its shared stores and cp.async copies are done: its next barrier waits */
+    uint64_t data_free;  /* when the data stage has taken its last access's wavefronts, at its own rate */
     uint64_t pend_ready[MAX_PENDING]; /* cycle the data is in the registers */
-    uint8_t pad[48];     /* to four whole cache lines */
+    uint8_t pad[40];     /* to four whole cache lines */
 } warp_state;
 _Static_assert(sizeof(warp_state) == 256, "warp_state: four cache lines");
 
@@ -1310,6 +1311,19 @@ static uint64_t read_queue(timing *t, uint32_t sm, uint64_t at)
 
 /* ---- records --------------------------------------------------------------------- */
 
+/* When an access of wf data-stage wavefronts (shared memory, or an L1 hit)
+ * ready at cycle at starts in the data stage: the stage takes one wavefront
+ * a cycle from all warps, but one warp's at one per smem_wavefront_cycles,
+ * so its next access starts when this one's are through (kernels/l1cost.cu,
+ * findings §17: one warp's N-way conflicted loads and stores, global or
+ * shared, go 2N cycles apart; two or more warps' together one a cycle). */
+static inline uint64_t data_start(const cfg_gpu *c, warp_state *w, uint64_t at, uint32_t wf)
+{
+    uint64_t start = at > w->data_free ? at : w->data_free;
+    w->data_free = start + (uint64_t)c->t_smem_wavefront_cycles * wf;
+    return start;
+}
+
 static void on_record(void *ctx, const gpu_event *e)
 {
     timing *t = ctx;
@@ -1340,7 +1354,7 @@ static void on_record(void *ctx, const gpu_event *e)
          * wavefront of this access adds smem_wavefront_cycles to its latency
          * (findings §10: an N-way LDS chain, 22 + 2N) */
         uint32_t wf = e->data_wavefronts;
-        done = cal1_book(&t->smcal[sm_cal_data(t, sm)], at, wf) + c->t_smem_cycles - 1u +
+        done = cal1_book(&t->smcal[sm_cal_data(t, sm)], data_start(c, w, at, wf), wf) + c->t_smem_cycles - 1u +
                (wf > 1u ? (uint64_t)(c->t_smem_wavefront_cycles - 1u) * (wf - 1u) : 0u);
     } else {
         uint64_t tagged = cal1_book(&t->smcal[sm_cal_tag(t, sm)], at, e->tag_wavefronts);
@@ -1355,8 +1369,8 @@ static void on_record(void *ctx, const gpu_event *e)
              * wavefront adds smem_wavefront_cycles to its latency (the same
              * data stage; findings §10 for LDS, §13 for LDG chains) */
             uint32_t wf = e->data_wavefronts;
-            done = cal1_book(&t->smcal[sm_cal_data(t, sm)], tagged, wf) + c->t_l1_hit_cycles - 1u +
-                   (wf > 1u ? (uint64_t)(c->t_smem_wavefront_cycles - 1u) * (wf - 1u) : 0u);
+            done = cal1_book(&t->smcal[sm_cal_data(t, sm)], data_start(c, w, tagged, wf), wf) +
+                   c->t_l1_hit_cycles - 1u + (wf > 1u ? (uint64_t)(c->t_smem_wavefront_cycles - 1u) * (wf - 1u) : 0u);
         } else {
             done = tagged + c->t_l1_hit_cycles;
             for (uint32_t i = 0; i < n_l2; i++) {

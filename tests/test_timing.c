@@ -379,6 +379,49 @@ START_TEST(a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency)
 }
 END_TEST
 
+/* warps x n independent LDS (LDS Ri, [R1], a register of its own each) of
+ * CTA 0, lanes 4 x ways bytes apart: ways wavefronts each. */
+static uint64_t lds_burst(uint32_t warps, uint32_t n, uint32_t ways, uint32_t wavefront_cycles)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_smem_wavefront_cycles = wavefront_cycles;
+    rig r;
+    rig_open(&r, &c, 1, 32 * warps);
+    for (uint32_t i = 0; i < n; i++) {
+        char sass[32];
+        snprintf(sass, sizeof sass, "LDS R%u, [R1]", 2u + i);
+        rig_pc(&r, i, sass);
+    }
+    rig_begin(&r);
+    for (uint32_t w = 0; w < warps; w++)
+        for (uint32_t i = 0; i < n; i++)
+            mem(&r, 0, w, i, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4 * (int64_t)ways);
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+/* findings §17 (kernels/l1cost.cu): one warp's independent N-way conflicted
+ * loads and stores go 2N cycles apart (smem_wavefront_cycles = 2 a
+ * wavefront), while the data stage takes one wavefront a cycle from all
+ * warps, so that two warps' go one wavefront a cycle together. */
+START_TEST(a_warps_wavefronts_go_through_the_data_stage_at_its_own_rate)
+{
+    for (uint32_t ways = 1; ways <= 32; ways *= 2) {
+        /* one LDS more: 2 x ways cycles later; with 1, ways (the stage's
+         * rate), and at least its issue slot */
+        ck_assert_uint_eq(lds_burst(1, 9, ways, 2) - lds_burst(1, 8, ways, 2), 2u * ways);
+        ck_assert_uint_eq(lds_burst(1, 9, ways, 1) - lds_burst(1, 8, ways, 1), ways);
+    }
+    /* a second warp (another sub-partition) takes the stage's other cycles:
+     * two warps' 8 LDS of 8 wavefronts end at most one LDS (8 cycles) after
+     * one warp's, not 8 x 16 = 128 cycles after */
+    uint64_t one = lds_burst(1, 8, 8, 2), two = lds_burst(2, 8, 8, 2);
+    ck_assert_uint_ge(two, one);
+    ck_assert_uint_le(two, one + 8u);
+}
+END_TEST
+
 /* n_ctas CTAs of two warps on SM 0 (CTAs 0, 132, ...: round robin over the
  * H200's 132 SMs); each warp runs an LDS, 62 other instructions, an LDS. */
 static uint64_t two_warp_ctas(uint32_t n_ctas)
@@ -1052,6 +1095,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, small_ctas_spread_over_the_sub_partitions);
     tcase_add_test(tc, instructions_that_overflow_a_bin_issue_in_the_next);
     tcase_add_test(tc, a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency);
+    tcase_add_test(tc, a_warps_wavefronts_go_through_the_data_stage_at_its_own_rate);
     tcase_add_test(tc, independent_loads_overlap);
     tcase_add_test(tc, a_register_32_apart_from_a_pending_load_is_not_waited_for);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
