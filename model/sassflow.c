@@ -21,6 +21,7 @@ typedef struct inst {
     bool exit;        /* an EXIT (of the INST_END kinds) */
     bool constant;    /* LDC, ULDC: a constant-bank load (where a deferred barrier blocks too) */
     uint32_t target;  /* INST_BRANCH: the target's index, NONE when not in the kernel */
+    uint8_t dst, dst_n; /* INST_PLAIN: the first register written (255: none) and how many */
     uint32_t reads32; /* reads folded mod 32 */
     uint64_t reads[4];
 } inst;
@@ -69,16 +70,21 @@ static bool is_memory(const char *base)
 }
 
 /* The registers an instruction reads: those it names, but its first operand
- * when that is a register (its destination; sass_registers). */
-static void parse_reads(const char *op, uint64_t reads[4])
+ * when that is a register (its destination, *dst; sass_registers), which a
+ * 64-bit result extends to the next register (*dst_n 2). */
+static void parse_regs(const char *op, const char *base, uint64_t reads[4], uint8_t *dst, uint8_t *dst_n)
 {
     const char *p = op;
     while (*p && !isspace((unsigned char)*p))
         p++;
+    size_t mods = (size_t)(p - op);
     while (*p && isspace((unsigned char)*p))
         p++;
-    uint8_t dst;
-    sass_registers(op, *p == 'R' && isdigit((unsigned char)p[1]), &dst, reads);
+    sass_registers(op, *p == 'R' && isdigit((unsigned char)p[1]), dst, reads);
+    bool wide = base[0] == 'D' || strncmp(base, "CS2R", 4) == 0; /* DADD, DFMA, DMUL, ...; the clock pair */
+    for (const char *m = op; m + 3 <= op + mods && !wide; m++)
+        wide = strncmp(m, ".64", 3) == 0 || (m + 5 <= op + mods && strncmp(m, ".WIDE", 5) == 0);
+    *dst_n = wide ? 2u : 1u;
 }
 
 /* A branch's function-relative target ("BRA 0x1f0"), NONE when not read. */
@@ -141,7 +147,7 @@ sassflow *sassflow_create(const trace_pc_info *pcs, uint32_t n_pcs)
             in->exit = strcmp(base, "EXIT") == 0;
         } else {
             in->kind = INST_PLAIN;
-            parse_reads(op, in->reads);
+            parse_regs(op, base, in->reads, &in->dst, &in->dst_n);
             uint64_t r = in->reads[0] | in->reads[1] | in->reads[2] | in->reads[3];
             in->reads32 = (uint32_t)(r | (r >> 32));
         }
@@ -283,6 +289,13 @@ uint32_t sassflow_entry_to_exit(sassflow *f)
 const uint64_t *sassflow_reads(const sassflow *f, uint32_t i)
 {
     return f->insts[i].reads;
+}
+
+uint8_t sassflow_writes(const sassflow *f, uint32_t i, uint8_t *count)
+{
+    const inst *in = &f->insts[i];
+    *count = in->dst_n;
+    return in->kind == INST_PLAIN ? in->dst : 255u;
 }
 
 uint32_t sassflow_reads32(const sassflow *f, uint32_t i)

@@ -59,4 +59,11 @@ uint32_t sassflow_entry_to_exit(sassflow *f);
 const uint64_t *sassflow_reads(const sassflow *f, uint32_t i);
 uint32_t sassflow_reads32(const sassflow *f, uint32_t i);
 
+/* The registers instruction i (an index of a path) writes when it is an
+ * arithmetic instruction whose first operand is a register: the first, and
+ * *count 2 for a 64-bit result (.WIDE, .64, double precision), else 1.
+ * Returns 255 when it writes none the model follows (memory instructions,
+ * branches, predicates only). */
+uint8_t sassflow_writes(const sassflow *f, uint32_t i, uint8_t *count);
+
 #endif

@@ -304,6 +304,8 @@ typedef struct pc_regs {
 } pc_regs;
 
 #define MAX_PENDING 16u  /* loads in flight per warp that the model tracks */
+#define ALU_SLOTS 4u     /* arithmetic results per warp: a warp issues at most one a cycle, so
+                          * with alu_latency_cycles <= 4 an older one is always ready */
 #define PC_BYTES 16u     /* one SASS instruction (sm_70 and later) */
 #define BACK_BRANCH_INSTRUCTIONS 2u /* a loop's back edge: the branch and one more, unknown */
 
@@ -331,7 +333,12 @@ typedef struct warp_state {
     uint64_t mem_done;   /* when its shared stores and cp.async copies are done: its next barrier waits */
     uint64_t data_free;  /* when the data stage has taken its last access's wavefronts, at its own rate */
     uint64_t pend_ready[MAX_PENDING]; /* cycle the data is in the registers */
-    uint8_t pad[40];     /* to four whole cache lines */
+    /* its latest ALU_SLOTS arithmetic results (alu_latency_cycles): the
+     * first register each writes, two registers where bit k of alu_wide */
+    uint64_t alu_ready[ALU_SLOTS];
+    uint8_t alu_first[ALU_SLOTS];
+    uint8_t alu_wide, alu_next;
+    uint8_t pad[2];      /* to four whole cache lines */
 } warp_state;
 _Static_assert(sizeof(warp_state) == 256, "warp_state: four cache lines");
 
@@ -832,6 +839,8 @@ static warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t w
     w->clock = c->start;
     w->pc_idx = UINT32_MAX;
     w->smsp = (uint8_t)smsp_of(t, c->first_smsp + warp);
+    if (t->cfg.t_alu_latency_cycles) /* a former warp's results, in another kernel's time */
+        memset(w->alu_ready, 0, sizeof w->alu_ready);
     return w;
 }
 
@@ -934,6 +943,65 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint32_t dst32, u
     w->pend_regs |= dst32; /* the oldest's, when dropped above: still a superset */
 }
 
+/* Wait for the warp's arithmetic results that reads (bit r: register Rr)
+ * needs (alu_latency_cycles). */
+static inline void alu_wait(const warp_state *w, const uint64_t reads[4], uint64_t *at)
+{
+    for (uint32_t k = 0; k < ALU_SLOTS; k++) {
+        if (w->alu_ready[k] <= *at)
+            continue;
+        unsigned r = w->alu_first[k];
+        bool hit = (reads[r >> 6] >> (r & 63u)) & 1u;
+        if (!hit && ((w->alu_wide >> k) & 1u) && r + 1u < 256u)
+            hit = (reads[(r + 1u) >> 6] >> ((r + 1u) & 63u)) & 1u;
+        if (hit)
+            *at = w->alu_ready[k];
+    }
+}
+
+/* The warp's arithmetic instruction issued at cycle at wrote registers
+ * first (.. first + 1 when count is 2). */
+static inline void alu_wrote(warp_state *w, uint8_t first, uint8_t count, uint64_t ready)
+{
+    uint32_t k = w->alu_next++ & (ALU_SLOTS - 1u);
+    w->alu_first[k] = first;
+    w->alu_wide = (uint8_t)((w->alu_wide & ~(1u << k)) | ((count > 1u ? 1u : 0u) << k));
+    w->alu_ready[k] = ready;
+}
+
+/* Issue the instructions on a flowed path one by one (alu_latency_cycles):
+ * each waits for the loads and the arithmetic results it reads, and the
+ * warp's deferred barrier before the first that blocks (bar_i); returns
+ * the cycle after the last. */
+static uint64_t issue_path_alu(timing *t, warp_state *w, cal *iss, uint64_t at, const uint32_t *path, uint32_t n,
+                               uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark)
+{
+    uint32_t lat = t->cfg.t_alu_latency_cycles;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = path[i];
+        if (i == bar_i)
+            at = max64(at, release);
+        const uint64_t *reads = sassflow_reads(t->flow, p);
+        uint32_t r32 = sassflow_reads32(t->flow, p);
+        if (r32 & w->pend_regs) {
+            pc_regs rd = {.regs = {.dst = TIMING_NO_REG}, .src32 = r32};
+            memcpy(rd.regs.src, reads, sizeof rd.regs.src);
+            wait_regs(w, &rd, TIMING_NO_REG, 0, 0, &at);
+        }
+        alu_wait(w, reads, &at);
+        uint64_t issued = cal1_book(iss, at, 1) - 1u;
+        at = issued + 1u;
+        if (pcc) {
+            pcc[p] += at - *mark;
+            *mark = at;
+        }
+        uint8_t count, first = sassflow_writes(t->flow, p, &count);
+        if (first != 255u)
+            alu_wrote(w, first, count, issued + lat);
+    }
+    return at;
+}
+
 /* The warp cycles [from, to) of n instructions of a path booked in a row:
  * one each, the rest (waiting for an issue slot) to the last; returns to. */
 static uint64_t charge_path(uint64_t *pcc, const uint32_t *path, uint32_t n, uint64_t from, uint64_t to)
@@ -989,7 +1057,21 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
         at = max64(at, release);
         bar = false;
     }
-    if (flowed) {
+    if (flowed && t->cfg.t_alu_latency_cycles) {
+        /* one by one: each waits for what it reads, arithmetic results too */
+        uint32_t bar_i = on_path;
+        for (uint32_t i = 0; bar && i < on_path; i++)
+            if (sassflow_blocks_barrier(t->flow, path[i])) {
+                bar_i = i;
+                break;
+            }
+        at = issue_path_alu(t, w, iss, at, path, on_path, bar ? bar_i : UINT32_MAX, release, pcc, &mark);
+        if (bar && bar_i == on_path) /* no memory instruction on the way: the record is the next */
+            at = max64(at, release);
+        bar = false;
+        t->issued += on_path;
+        between = 0;
+    } else if (flowed) {
         /* the instructions on the control flow's shortest path, in order;
          * the warp stops at each that reads a load in flight (in-order
          * issue), which also covers what a loop's back edge waits for; a
@@ -1054,6 +1136,8 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
          * instructions that computed it waited for what they read) */
         if (is_store && !from_load && !flowed)
             wait_all(w, &at);
+        if (t->cfg.t_alu_latency_cycles) /* its address or data computed just before */
+            alu_wait(w, regs->regs.src, &at);
     }
     at = cal1_book(iss, at, 1) - 1u;
     if (pcc && w->pc_idx != UINT32_MAX) /* the record: its waits, its slot, its issue */

@@ -315,8 +315,9 @@ static uint64_t imad_chain(bool whole_sass)
 /* Where the warp's cycles go (timing_keep_pc_cycles, `explain --timing`):
  * to the instruction it waits to issue. In imad_chain's kernel the first
  * load issues at 0 (1 cycle), the IMAD waits for its data until 689 and
- * issues (689 cycles), the second load issues at 690 (1); keeping them
- * changes no cycle. */
+ * issues (689 cycles), the second load waits for the IMAD's result
+ * (alu_latency_cycles, 4) and issues at 693 (4); keeping them changes no
+ * cycle. */
 START_TEST(the_warps_cycles_go_to_the_instruction_they_wait_at)
 {
     cfg_gpu c;
@@ -328,7 +329,7 @@ START_TEST(the_warps_cycles_go_to_the_instruction_they_wait_at)
     ck_assert_uint_eq(res.n_pc_cycles, 4);
     ck_assert_uint_eq(res.pc_cycles[0], 1);
     ck_assert_uint_eq(res.pc_cycles[1], 689);
-    ck_assert_uint_eq(res.pc_cycles[2], 1);
+    ck_assert_uint_eq(res.pc_cycles[2], 4);
     ck_assert_uint_eq(res.pc_cycles[3], 0);
     rig_close(&r);
     ck_assert_uint_eq(cycles, imad_chain(true));
@@ -341,9 +342,48 @@ START_TEST(an_instruction_between_records_carries_a_dependency)
      * test above); overlapped, the second is done by then too */
     uint64_t overlapped = imad_chain(false), chained = imad_chain(true);
     ck_assert_uint_eq(overlapped, 689u);
-    /* chained: the IMAD issues at 689, the second load at 690, then the
-     * tag stage (1) and the L1 hit latency (37) */
-    ck_assert_uint_eq(chained, 689u + 1u + 1u + 37u);
+    /* chained: the IMAD issues at 689, the second load when the IMAD's
+     * result is there (alu_latency_cycles: 693), then the tag stage (1)
+     * and the L1 hit latency (37); findings §13: gatherlat's chain */
+    ck_assert_uint_eq(chained, 689u + 4u + 1u + 37u);
+}
+END_TEST
+
+/* A load, n dependent IMADs computing the next load's address from its
+ * data (each reads the one before), the next load; alu: alu_latency_cycles. */
+static uint64_t imad_steps(uint32_t n, uint32_t alu)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_alu_latency_cycles = alu;
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    rig_pc(&r, 0, "LDG.E R9, desc[UR4][R8.64]");
+    for (uint32_t i = 0; i < n; i++)
+        rig_pc(&r, 1u + i, i == 0 ? "IMAD R10, R9, 0x4, RZ" : "IMAD R10, R10, 0x3, RZ");
+    rig_pc(&r, n + 1u, "IMAD.WIDE R12, R10, 0x4, R6");
+    rig_pc(&r, n + 2u, "LDG.E R11, desc[UR4][R12.64]");
+    rig_pc(&r, n + 3u, "EXIT");
+    rig_begin(&r);
+    uint64_t a = near_address(&c);
+    mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
+    mem(&r, 0, 0, n + 2u, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+/* findings §13 (kernels/alulat.cu): a dependent IMAD, FADD or FFMA issues
+ * 4 cycles after the one it reads; with alu_latency_cycles each step of a
+ * chain between two records costs that, and 1 (its issue slot) without */
+START_TEST(arithmetic_results_take_alu_latency_cycles)
+{
+    for (uint32_t n = 1; n <= 5; n++) {
+        ck_assert_uint_eq(imad_steps(n + 1u, 4) - imad_steps(n, 4), 4);
+        ck_assert_uint_eq(imad_steps(n + 1u, 0) - imad_steps(n, 0), 1);
+    }
+    /* with 2 IMADs: the second IMAD, the IMAD.WIDE and the second load
+     * each issue 4 cycles after what they read instead of 1 */
+    ck_assert_uint_eq(imad_steps(2, 4) - imad_steps(2, 0), 3u * 3u);
 }
 END_TEST
 
@@ -1043,7 +1083,10 @@ START_TEST(the_suite_captures_writes)
         const char *trace;
         uint64_t requests, sectors;
     } cases[] = {
-        {"traces/h200/writeSegment_off11.trace", 60925, 159228}, /* -2.44%, -0.81% (62,215 and
+        {"traces/h200/writeSegment_off11.trace", 61075, 159378}, /* -2.20%, -0.72% (60,925 and
+                                                                   * 159,228 before arithmetic
+                                                                   * results took
+                                                                   * alu_latency_cycles; 62,215 and
                                                                    * 160,518 before the first wave's
                                                                    * CTAs started by their warps,
                                                                    * findings §16; 62,211 and
@@ -1056,7 +1099,9 @@ START_TEST(the_suite_captures_writes)
         {"traces/h200/transpose_naive.trace", 524288, 524288},
         {"traces/h200/simpleMathAoS.trace", 65536, 262144},
         {"traces/h200/writeSegment_off0.trace", 32768, 131072},
-        {"traces/h200/spmv_vector.trace", 8190, 8190}, /* 8,188 before the first wave's CTAs started
+        {"traces/h200/spmv_vector.trace", 8192, 8192}, /* 8,190 before arithmetic results took
+                                                        * alu_latency_cycles, 8,188 before the first
+                                                        * wave's CTAs started
                                                         * by their warps (findings §16), 8,184 before
                                                         * the LRC kept one request a line
                                                         * (its gathers' reads wait longer in the queue now),
@@ -1096,6 +1141,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, instructions_that_overflow_a_bin_issue_in_the_next);
     tcase_add_test(tc, a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency);
     tcase_add_test(tc, a_warps_wavefronts_go_through_the_data_stage_at_its_own_rate);
+    tcase_add_test(tc, arithmetic_results_take_alu_latency_cycles);
     tcase_add_test(tc, independent_loads_overlap);
     tcase_add_test(tc, a_register_32_apart_from_a_pending_load_is_not_waited_for);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
