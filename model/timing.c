@@ -892,7 +892,8 @@ static inline uint32_t regs32(unsigned first, unsigned n)
 /* Wait for the loads whose registers p reads or rewrites (dst .. dst +
  * dst_n - 1, folded: dst32); drop them. Returns whether some pending load
  * wrote a register p reads. */
-static bool wait_regs(warp_state *w, const pc_regs *p, uint8_t dst, uint8_t dst_n, uint32_t dst32, uint64_t *at)
+static inline __attribute__((always_inline)) bool wait_regs(warp_state *w, const pc_regs *p, uint8_t dst, uint8_t dst_n,
+                                                          uint32_t dst32, uint64_t *at)
 {
     /* no pending load's register among them, folded: none is waited for */
     uint32_t touched = p->src32 | dst32;
@@ -1136,7 +1137,7 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
          * instructions that computed it waited for what they read) */
         if (is_store && !from_load && !flowed)
             wait_all(w, &at);
-        if (t->cfg.t_alu_latency_cycles) /* its address or data computed just before */
+        if (t->flow && t->cfg.t_alu_latency_cycles) /* its address or data computed on the path */
             alu_wait(w, regs->regs.src, &at);
     }
     at = cal1_book(iss, at, 1) - 1u;
