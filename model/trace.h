@@ -97,7 +97,22 @@ typedef struct trace_pc_info {
     uint8_t cache_op; /* trace_cache_op the opcode implies (TRACE_CACHE_DEFAULT for non-memory) */
     int32_t file;     /* index into trace_kernel.files, or -1 when unknown */
     uint32_t line;    /* source line, 0 when unknown */
+    /* the instruction's scheduling control bits (sm_70 and later: bits 105-127
+     * of its encoding, 23 bits: stall, yield, write and read scoreboards, wait
+     * mask, reuse; trace_ctrl_* below) with TRACE_CTRL_KNOWN set, or 0 when the
+     * trace does not have them */
+    uint32_t ctrl;
 } trace_pc_info;
+
+#define TRACE_CTRL_KNOWN 0x80000000u
+#define TRACE_CTRL_BITS 23u
+/* The fields of a known control word (docs/trace-format.md, "Control words"). */
+static inline unsigned trace_ctrl_stall(uint32_t c) { return c & 0xfu; }
+static inline unsigned trace_ctrl_yield(uint32_t c) { return (c >> 4) & 1u; }
+static inline unsigned trace_ctrl_wbar(uint32_t c) { return (c >> 5) & 7u; } /* 7: none */
+static inline unsigned trace_ctrl_rbar(uint32_t c) { return (c >> 8) & 7u; } /* 7: none */
+static inline unsigned trace_ctrl_wait(uint32_t c) { return (c >> 11) & 0x3fu; }
+static inline unsigned trace_ctrl_reuse(uint32_t c) { return (c >> 17) & 0xfu; }
 
 /* One kernel launch. */
 typedef struct trace_kernel {

@@ -337,8 +337,8 @@ int trace_accelsim_kfile_build(kfile *f, accelsim_summary *sum, err_info *err)
     k->pcs = xcalloc(f->pcs.n ? f->pcs.n : 1, sizeof *k->pcs);
     for (uint32_t i = 0; i < f->pcs.n; i++) {
         const pc_ent *e = &f->pcs.e[i];
-        k->pcs[i] = (trace_pc_info){e->pc, xstrdup(e->opcode), e->cache,
-                                    e->src_line ? 0 : -1, e->src_line};
+        k->pcs[i] = (trace_pc_info){.pc = e->pc, .sass = xstrdup(e->opcode), .cache_op = e->cache,
+                                    .file = e->src_line ? 0 : -1, .line = e->src_line};
     }
     if (trace_kernel_validate(k, err) < 0) {
         err_prefix(err, "kernel header");

@@ -357,6 +357,8 @@ static int enc_kernel(trace_writer *w, const trace_kernel *k, err_info *err)
         p[n++] = pc->cache_op;
         n += trace_put_varint(p + n, (uint64_t)((int64_t)pc->file + 1));
         n += trace_put_varint(p + n, pc->line);
+        if (pc->ctrl & TRACE_CTRL_KNOWN) /* optional, last */
+            n += trace_put_varint(p + n, pc->ctrl & ~TRACE_CTRL_KNOWN);
         if (enc_record(w, TRACE_TAG_PC, p, n, err) < 0)
             return -1;
     }
@@ -974,6 +976,16 @@ static int dec_pc(trace_reader *r, cursor *c, trace_pc_info *pc, err_info *err)
                                          " (stored + 1) is out of range (expected at most %u)",
                          file, TRACE_MAX_FILES);
     pc->file = (int32_t)file - 1;
+    pc->ctrl = 0;
+    if (c->p < c->end) { /* the optional control word */
+        uint64_t ctrl;
+        if (get_u64(r, c, &ctrl, rn, "control word", err) < 0)
+            return -1;
+        if (ctrl >> TRACE_CTRL_BITS)
+            return dec_error(r, err, r->loc, "pc record: control word 0x%" PRIx64
+                                             " has more than %u bits", ctrl, TRACE_CTRL_BITS);
+        pc->ctrl = (uint32_t)ctrl | TRACE_CTRL_KNOWN;
+    }
     return check_end(r, c, rn, err);
 }
 

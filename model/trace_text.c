@@ -405,7 +405,7 @@ static int key_string(trace_reader *r, const char *what, line_keys *lk, int k, b
 
 static const char USAGE_META[] = "meta KEY \"VALUE\"";
 static const char USAGE_FILE[] = "file INDEX \"PATH\"";
-static const char USAGE_PC[] = "pc PC \"SASS\" [cache=OP] [src=FILE:LINE]";
+static const char USAGE_PC[] = "pc PC \"SASS\" [cache=OP] [src=FILE:LINE] [ctrl=0xBITS]";
 static const char USAGE_MEM[] = "KIND SPACE SIZE cta= warp= [sm=] pc= [cache=] [generic] [ldgsts] "
                                 "mask= (base= stride= | addrs=)";
 static const char USAGE_END[] = "end kernel mem=N bar=N, or end trace kernels=N complete|"
@@ -488,18 +488,26 @@ static int parse_cache(trace_reader *r, const char *s, uint8_t *out, err_info *e
 
 static int parse_pc(trace_reader *r, trace_rec *rec, err_info *err)
 {
-    static const char *const keys[] = {"cache", "src"};
+    static const char *const keys[] = {"cache", "src", "ctrl"};
     line_keys lk;
-    if (take_keys(r, "pc", keys, 2, &lk, err) < 0)
+    if (take_keys(r, "pc", keys, 3, &lk, err) < 0)
         return -1;
     if (lk.n_pos != 2 || lk.pos[0]->quoted || !lk.pos[1]->quoted)
         return line_error(r, err, "malformed pc line (expected: %s)", USAGE_PC);
     trace_pc_info *pc = &rec->pc;
-    const char *cache, *src;
+    const char *cache, *src, *ctrl;
     if (number32(r, "pc", lk.pos[0]->val, &pc->pc, err) < 0 ||
         key_bare(r, "pc", &lk, 0, false, &cache, err) < 0 ||
-        key_bare(r, "pc", &lk, 1, false, &src, err) < 0)
+        key_bare(r, "pc", &lk, 1, false, &src, err) < 0 ||
+        key_bare(r, "pc", &lk, 2, false, &ctrl, err) < 0)
         return -1;
+    pc->ctrl = 0;
+    if (ctrl) {
+        uint64_t v;
+        if (number(r, "ctrl", ctrl, (1u << TRACE_CTRL_BITS) - 1u, &v, err) < 0)
+            return -1;
+        pc->ctrl = (uint32_t)v | TRACE_CTRL_KNOWN;
+    }
     pc->sass = (char *)lk.pos[1]->val;
     pc->cache_op = TRACE_CACHE_DEFAULT;
     if (cache && parse_cache(r, cache, &pc->cache_op, err) < 0)
@@ -944,6 +952,8 @@ static int tenc_kernel(trace_writer *w, const trace_kernel *k, err_info *err)
         sb_printf(b, " cache=%s", trace_cache_op_name((trace_cache_op)p->cache_op));
         if (p->file != -1 || p->line != 0)
             sb_printf(b, " src=%" PRId32 ":%" PRIu32, p->file, p->line);
+        if (p->ctrl & TRACE_CTRL_KNOWN)
+            sb_printf(b, " ctrl=0x%06" PRIx32, p->ctrl & ~TRACE_CTRL_KNOWN);
         sb_printf(b, "\n");
         if (sb_flush(w, 1, err) < 0)
             return -1;

@@ -207,13 +207,16 @@ static void sample_kernel(int i, trace_kernel *k)
         k->files = malloc(2 * sizeof *k->files);
         k->files[0] = strdup("kernels/a.cu");
         k->files[1] = strdup("kernels/\"odd\" name\t.cu");
+        /* control words: known (stall 4, yield, sets scoreboard 2, waits for
+         * 0-2), unknown, the largest, and a known zero */
         static const trace_pc_info pcs[] = {
-            {0x10, (char *)"LDG.E.128.CONSTANT R4, desc[UR6][R2.64]", TRACE_CACHE_NC, 0, 12},
-            {0x20, (char *)"STS [R3], R4", TRACE_CACHE_DEFAULT, 1, 40},
-            {0x30, (char *)"BAR.SYNC.DEFER_BLOCKING 0x0", TRACE_CACHE_DEFAULT, -1, 0},
+            {0x10, (char *)"LDG.E.128.CONSTANT R4, desc[UR6][R2.64]", TRACE_CACHE_NC, 0, 12,
+             0x003f54u | TRACE_CTRL_KNOWN},
+            {0x20, (char *)"STS [R3], R4", TRACE_CACHE_DEFAULT, 1, 40, 0},
+            {0x30, (char *)"BAR.SYNC.DEFER_BLOCKING 0x0", TRACE_CACHE_DEFAULT, -1, 0, 0},
             {0x40, (char *)"ATOMG.E.ADD.STRONG.GPU PT, R5, desc[UR4][R2.64], R7", TRACE_CACHE_DEFAULT, 0,
-             13},
-            {0x50, (char *)"NOP", TRACE_CACHE_CG, -1, 99},
+             13, 0x7fffffu | TRACE_CTRL_KNOWN},
+            {0x50, (char *)"NOP", TRACE_CACHE_CG, -1, 99, TRACE_CTRL_KNOWN},
         };
         k->n_pcs = 5;
         k->pcs = malloc(5 * sizeof *k->pcs);
@@ -342,6 +345,7 @@ static void assert_kernel_eq(const trace_kernel *a, const trace_kernel *b)
         ck_assert_uint_eq(a->pcs[i].cache_op, b->pcs[i].cache_op);
         ck_assert_int_eq(a->pcs[i].file, b->pcs[i].file);
         ck_assert_uint_eq(a->pcs[i].line, b->pcs[i].line);
+        ck_assert_uint_eq(a->pcs[i].ctrl, b->pcs[i].ctrl);
     }
 }
 
