@@ -124,6 +124,7 @@ typedef struct cfg_gpu {
     uint32_t t_l2_atomic_same_line_mcycles; /* thousandths of a cycle per same-line atomic */
     uint32_t t_smem_wavefront_cycles; /* latency each further data-stage wavefront of a shared access or an L1 hit adds */
     uint32_t t_alu_latency_cycles;   /* an arithmetic result is usable this long after its issue; 0: at once */
+    bool t_control_words;            /* issue by the SASS control words where the trace has them */
     uint32_t t_lrc_window_cycles;    /* an identical read still merges this long after the data came back */
 } cfg_gpu;
 

@@ -304,6 +304,7 @@ typedef struct pc_regs {
 } pc_regs;
 
 #define MAX_PENDING 16u  /* loads in flight per warp that the model tracks */
+#define SCOREBOARDS 6u   /* a warp's dependency scoreboards (control words, trace.h) */
 #define ALU_SLOTS 4u     /* arithmetic results per warp: a warp issues at most one a cycle, so
                           * with alu_latency_cycles <= 4 an older one is always ready */
 #define PC_BYTES 16u     /* one SASS instruction (sm_70 and later) */
@@ -332,7 +333,13 @@ typedef struct warp_state {
                           * an instruction reads or writes, folded the same way) */
     uint64_t mem_done;   /* when its shared stores and cp.async copies are done: its next barrier waits */
     uint64_t data_free;  /* when the data stage has taken its last access's wavefronts, at its own rate */
-    uint64_t pend_ready[MAX_PENDING]; /* cycle the data is in the registers */
+    union {
+        uint64_t pend_ready[MAX_PENDING]; /* cycle the data is in the registers */
+        struct { /* control_words: instead of the loads by registers */
+            uint64_t next_issue;          /* its last instruction's issue + stall count */
+            uint64_t ready[SCOREBOARDS];  /* when each scoreboard's last setter is done */
+        } sb;
+    };
     /* its latest ALU_SLOTS arithmetic results (alu_latency_cycles): the
      * first register each writes, two registers where bit k of alu_wide */
     uint64_t alu_ready[ALU_SLOTS];
@@ -456,6 +463,7 @@ struct timing {
     /* the current kernel */
     uint32_t gen;
     const trace_kernel *k;
+    bool by_ctrl; /* control_words, and the kernel's PC table has them all (and its whole SASS) */
     gpu_kernel_info info;
     uint32_t warps_per_cta;
     uint64_t bar_release;     /* last arrival at a barrier to its release, for this kernel's CTAs */
@@ -679,6 +687,9 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         uint64_t src = r->src[0] | r->src[1] | r->src[2] | r->src[3];
         t->pcs[i].src32 = (uint32_t)(src | (src >> 32));
     }
+    t->by_ctrl = t->cfg.t_control_words && t->flow && k->n_pcs > 0;
+    for (uint32_t i = 0; t->by_ctrl && i < k->n_pcs; i++)
+        t->by_ctrl = (k->pcs[i].ctrl & TRACE_CTRL_KNOWN) != 0;
     uint32_t n_sm = t->cfg.sm_count;
     for (size_t i = 0; i < (size_t)n_sm * t->sm_cals; i++)
         cal_clear(&t->smcal[i]);
@@ -841,6 +852,8 @@ static warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t w
     w->smsp = (uint8_t)smsp_of(t, c->first_smsp + warp);
     if (t->cfg.t_alu_latency_cycles) /* a former warp's results, in another kernel's time */
         memset(w->alu_ready, 0, sizeof w->alu_ready);
+    if (t->by_ctrl)
+        memset(&w->sb, 0, sizeof w->sb);
     return w;
 }
 
@@ -1003,6 +1016,60 @@ static uint64_t issue_path_alu(timing *t, warp_state *w, cal *iss, uint64_t at, 
     return at;
 }
 
+/* control_words: wait for the warp's last instruction's stall count and for
+ * the scoreboards of ctrl's wait mask. */
+static inline void ctrl_wait(const warp_state *w, uint32_t ctrl, uint64_t *at)
+{
+    *at = max64(*at, w->sb.next_issue);
+    for (unsigned m = trace_ctrl_wait(ctrl), k = 0; m; m >>= 1, k++)
+        if (m & 1u)
+            *at = max64(*at, w->sb.ready[k]);
+}
+
+/* control_words: the instruction of ctrl issued at cycle issued, done (its
+ * result written) at done: the warp's next one no earlier than its stall
+ * count after it; its write scoreboard released at done, its read
+ * scoreboard (its operands read) 2 cycles after issue. */
+static inline void ctrl_issued(warp_state *w, uint32_t ctrl, uint64_t issued, uint64_t done)
+{
+    unsigned stall = trace_ctrl_stall(ctrl), wb = trace_ctrl_wbar(ctrl), rb = trace_ctrl_rbar(ctrl);
+    w->sb.next_issue = issued + (stall ? stall : 1u);
+    if (wb < SCOREBOARDS)
+        w->sb.ready[wb] = max64(w->sb.ready[wb], done);
+    if (rb < SCOREBOARDS)
+        w->sb.ready[rb] = max64(w->sb.ready[rb], issued + 2u);
+}
+
+/* Issue the instructions on a flowed path one by one by their control
+ * words (control_words); returns the cycle after the last. What sets a
+ * scoreboard on the path is not a traced access: LDGDEPBAR (a cp.async
+ * group: done when the warp's copies are), DEPBAR.LE SBk (waits for k),
+ * and S2R, LDC and the like, done l1_hit_latency_cycles after issue (an
+ * assumption: not measured). */
+static uint64_t issue_path_ctrl(timing *t, warp_state *w, cal *iss, uint64_t at, const uint32_t *path, uint32_t n,
+                                uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t p = path[i];
+        if (i == bar_i)
+            at = max64(at, release);
+        const trace_pc_info *pi = &t->k->pcs[p];
+        ctrl_wait(w, pi->ctrl, &at);
+        const char *op = sass_opcode(pi->sass);
+        bool group = op && strncmp(op, "LDGDEPBAR", 9) == 0;
+        if (op && !group && strncmp(op, "DEPBAR.LE SB", 12) == 0 && op[12] >= '0' && op[12] < '0' + (int)SCOREBOARDS)
+            at = max64(at, w->sb.ready[op[12] - '0']);
+        uint64_t issued = cal1_book(iss, at, 1) - 1u;
+        at = issued + 1u;
+        if (pcc) {
+            pcc[p] += at - *mark;
+            *mark = at;
+        }
+        ctrl_issued(w, pi->ctrl, issued, group ? max64(w->mem_done, issued) : issued + t->cfg.t_l1_hit_cycles);
+    }
+    return at;
+}
+
 /* The warp cycles [from, to) of n instructions of a path booked in a row:
  * one each, the rest (waiting for an issue slot) to the last; returns to. */
 static uint64_t charge_path(uint64_t *pcc, const uint32_t *path, uint32_t n, uint64_t from, uint64_t to)
@@ -1058,15 +1125,17 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
         at = max64(at, release);
         bar = false;
     }
-    if (flowed && t->cfg.t_alu_latency_cycles) {
-        /* one by one: each waits for what it reads, arithmetic results too */
+    if (flowed && (t->by_ctrl || t->cfg.t_alu_latency_cycles)) {
+        /* one by one: each waits for what it reads, arithmetic results too,
+         * or by their control words */
         uint32_t bar_i = on_path;
         for (uint32_t i = 0; bar && i < on_path; i++)
             if (sassflow_blocks_barrier(t->flow, path[i])) {
                 bar_i = i;
                 break;
             }
-        at = issue_path_alu(t, w, iss, at, path, on_path, bar ? bar_i : UINT32_MAX, release, pcc, &mark);
+        at = (t->by_ctrl ? issue_path_ctrl : issue_path_alu)(t, w, iss, at, path, on_path,
+                                                              bar ? bar_i : UINT32_MAX, release, pcc, &mark);
         if (bar && bar_i == on_path) /* no memory instruction on the way: the record is the next */
             at = max64(at, release);
         bar = false;
@@ -1130,7 +1199,9 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     t->issued += (flowed ? 0u : between) + 1u;
     if (between)
         at = cal1_book(iss, at, between);
-    if (regs) {
+    if (t->by_ctrl && w->pc_idx != UINT32_MAX) {
+        ctrl_wait(w, t->k->pcs[w->pc_idx].ctrl, &at);
+    } else if (regs) {
         bool from_load = wait_regs(w, regs, regs->regs.dst, dst_n, dst32, &at);
         /* a store whose data no pending load wrote directly stores a value
          * computed since: from the loads in flight (with the whole SASS the
@@ -1471,7 +1542,9 @@ static void on_record(void *ctx, const gpu_event *e)
                 done = cal1_book(&t->smcal[sm_cal_data(t, sm)], done, e->data_wavefronts);
         }
     }
-    if (returns && regs)
+    if (t->by_ctrl && pi != UINT32_MAX) /* the record's scoreboards: a load's when its data is back */
+        ctrl_issued(w, t->k->pcs[pi].ctrl, at, returns ? done : at + 2u);
+    else if (returns && regs)
         add_pending(w, regs->regs.dst, dst_n, dst32, done, &w->clock);
     /* bar.sync makes the warp's shared-memory writes visible to its CTA: the
      * warp reaches its next barrier when its shared stores and atomics are

@@ -387,6 +387,51 @@ START_TEST(arithmetic_results_take_alu_latency_cycles)
 }
 END_TEST
 
+/* Two loads of one warp (two lines, both missing to DRAM) and an IADD3
+ * reading the first; with words (control_words) the loads carry a stall
+ * count of stall and set scoreboard 2, which the IADD3 waits for. The
+ * kernel ends when the later load's data is back. */
+static uint64_t ctrl_kernel(bool words, unsigned stall)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_control_words = true;
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    rig_pc(&r, 0, "LDG.E R9, desc[UR4][R8.64]");
+    rig_pc(&r, 1, "LDG.E R11, desc[UR4][R10.64]");
+    rig_pc(&r, 2, "IADD3 R12, R9, 0x4, RZ");
+    rig_pc(&r, 3, "EXIT");
+    if (words) {
+        /* stall | yield << 4 | wbar << 5 | rbar << 8 | wait << 11 */
+        uint32_t ldg = stall | 1u << 4 | 2u << 5 | 7u << 8, add = 1u | 7u << 5 | 7u << 8 | (1u << 2) << 11;
+        r.pcs[0].ctrl = ldg | TRACE_CTRL_KNOWN;
+        r.pcs[1].ctrl = ldg | TRACE_CTRL_KNOWN;
+        r.pcs[2].ctrl = add | TRACE_CTRL_KNOWN;
+        r.pcs[3].ctrl = 5u | 7u << 5 | 7u << 8 | TRACE_CTRL_KNOWN;
+    }
+    rig_begin(&r);
+    uint64_t a = near_address(&c);
+    mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 0);
+    mem(&r, 0, 0, 1, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a + 4096, 0);
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+/* findings §17: with control words a warp issues its next instruction a
+ * stall count after the last, and an instruction waits for its scoreboards,
+ * so for every load on them */
+START_TEST(control_words_set_the_issue_and_the_waits)
+{
+    /* the second load issues stall cycles after the first: its data, the
+     * last, comes back that much later */
+    ck_assert_uint_eq(ctrl_kernel(true, 9) - ctrl_kernel(true, 4), 5);
+    /* without the words (the register rule): the second load issues a
+     * cycle after the first, as with a stall count of 1 */
+    ck_assert_uint_eq(ctrl_kernel(false, 4), ctrl_kernel(true, 1));
+}
+END_TEST
+
 /* n dependent LDS (LDS R2, [R2]) of one warp, lanes 4 x ways bytes apart:
  * each an n-way bank conflict, ways wavefronts. */
 static uint64_t lds_chain(uint32_t n, uint32_t ways, uint32_t wavefront_cycles)
@@ -1142,6 +1187,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, a_conflicted_lds_costs_two_cycles_per_wavefront_of_latency);
     tcase_add_test(tc, a_warps_wavefronts_go_through_the_data_stage_at_its_own_rate);
     tcase_add_test(tc, arithmetic_results_take_alu_latency_cycles);
+    tcase_add_test(tc, control_words_set_the_issue_and_the_waits);
     tcase_add_test(tc, independent_loads_overlap);
     tcase_add_test(tc, a_register_32_apart_from_a_pending_load_is_not_waited_for);
     tcase_add_test(tc, a_stream_is_limited_by_dram_bandwidth);
