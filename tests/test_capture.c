@@ -61,7 +61,7 @@ static int parse_res(const char *text, capture_sass_module *m, err_info *err)
 
 static const capture_sass_inst *inst_at(const capture_sass_func *f, uint32_t pc)
 {
-    static const capture_sass_inst none = {0, (char *)"", -1, 0};
+    static const capture_sass_inst none = {.text = (char *)"", .file = -1};
     for (uint32_t i = 0; f && i < f->n_insts; i++)
         if (f->insts[i].pc == pc)
             return &f->insts[i];
@@ -277,6 +277,50 @@ static const char k_loop_listing[] =
     "        /*0010*/                   BRA `(.L_x_3) ;\n"
     "        /*0020*/                   EXIT ;\n"
     ".L_x_10:\n";
+
+/* nvdisasm -hex (and cuobjdump -sass) print each instruction's two 64-bit
+ * words; the upper one's bits 41-63 are its control word (trace.h), kept for
+ * the PC table. The words from build/kernels/l1cost's listing (findings §17:
+ * the LDG with a stall count of 4, setting scoreboard 2). */
+static const char k_hex_listing[] =
+    "//--------------------- .text.k_hex           --------------------------\n"
+    "\t.section\t.text.k_hex,\"ax\",@progbits\n"
+    "k_hex:\n"
+    "        /*0000*/                   LDC R1, c[0x0][0x28] ;          /* 0x00000a00ff017b82 */\n"
+    "                                                                   /* 0x000fe40000000800 */\n"
+    "//## File \"/work/main/kernels/l1cost.cu\", line 99\n"
+    "        /*0010*/                   LDG.E R16, desc[UR4][R2.64] ;   /* 0x0000000402107981 */\n"
+    "                                                                   /* 0x000ea8000c1e1900 */\n"
+    "        /*0020*/                   EXIT ;\n";
+
+START_TEST(encodings_give_the_control_words)
+{
+    capture_sass_module m;
+    err_info err;
+    err_clear(&err);
+    ck_assert_msg(parse_text(k_hex_listing, &m, &err) == 0, "%s", err.msg);
+    const capture_sass_func *f = capture_sass_find(&m, "k_hex");
+    ck_assert_uint_eq(f->n_insts, 3);
+    uint32_t ldg = inst_at(f, 0x10)->ctrl;
+    ck_assert_uint_eq(ldg, 0x754u | TRACE_CTRL_KNOWN);
+    ck_assert_uint_eq(trace_ctrl_stall(ldg), 4);
+    ck_assert_uint_eq(trace_ctrl_wbar(ldg), 2);
+    ck_assert_uint_eq(trace_ctrl_rbar(ldg), 7);
+    ck_assert_uint_eq(trace_ctrl_wait(ldg), 0);
+    ck_assert_str_eq(inst_at(f, 0x10)->text, "LDG.E R16, desc[UR4][R2.64]");
+    ck_assert_uint_eq(inst_at(f, 0x10)->line, 99);
+    ck_assert_uint_eq(inst_at(f, 0x0)->ctrl, (uint32_t)(0x000fe40000000800ull >> 41) | TRACE_CTRL_KNOWN);
+    ck_assert_uint_eq(inst_at(f, 0x20)->ctrl, 0); /* no encoding printed: unknown */
+    /* and the kernel record's PC table keeps them */
+    trace_kernel k;
+    memset(&k, 0, sizeof k);
+    capture_kernel_set_sass(&k, f);
+    ck_assert_uint_eq(k.pcs[1].ctrl, ldg);
+    ck_assert_uint_eq(k.pcs[2].ctrl, 0);
+    capture_kernel_clear(&k);
+    capture_sass_module_free(&m);
+}
+END_TEST
 
 /* nvdisasm -g -c names branch targets by labels; the trace wants the
  * function-relative PC (model/sassflow.c reads the first "0x" of a branch). */
@@ -1368,6 +1412,7 @@ Suite *capture_suite(void)
     tcase_add_test(tc, global_loads_map_to_their_cache_operator);
     tcase_add_test(tc, opcodes_fall_into_their_classes);
     tcase_add_test(tc, nvdisasm_listing_gives_sass_and_source_lines);
+    tcase_add_test(tc, encodings_give_the_control_words);
     tcase_add_test(tc, cuobjdump_listing_gives_sass_without_lines);
     tcase_add_test(tc, bad_listings_are_refused_with_the_line);
     tcase_add_test(tc, resource_usage_fills_functions);

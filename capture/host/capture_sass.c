@@ -282,6 +282,24 @@ static size_t name_len(const char *p)
     return n;
 }
 
+/* An encoding word "/\* 0x<16 hex digits> *\/" at p (after blanks): 1 with
+ * its value, 0 when there is none. */
+static int parse_word(const char *p, uint64_t *out)
+{
+    p = skip_ws(p);
+    if (strncmp(p, "/* 0x", 5) != 0)
+        return 0;
+    p += 5;
+    uint64_t v = 0;
+    int digits = 0;
+    for (; isxdigit((unsigned char)*p); p++, digits++)
+        v = v * 16 + (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : tolower((unsigned char)*p) - 'a' + 10);
+    if (digits != 16 || strncmp(skip_ws(p), "*/", 2) != 0)
+        return 0;
+    *out = v;
+    return 1;
+}
+
 /* Parse "/\*HEX*\/ TEXT ;": returns 1 with pc and the text span, 0 when the line
  * is not an instruction. */
 static int parse_inst(const char *line, uint32_t *pc, const char **text, size_t *text_len)
@@ -499,10 +517,21 @@ int capture_sass_parse(FILE *in, const char *name, capture_sass_module *m, err_i
     label_table labels = {0};
     int rc = 0;
     int r;
+    /* the instruction whose encoding's first word its line printed (-hex):
+     * the next line's word, the upper one, holds its control bits (bits
+     * 105-127 of the 128-bit instruction, sm_70 and later) */
+    capture_sass_inst *want_upper = NULL;
 
     while ((r = read_line(in, &buf, &cap)) == 1) {
         lineno++;
         const char *p = skip_ws(buf);
+        uint64_t word;
+        if (want_upper && parse_word(p, &word)) {
+            want_upper->ctrl = (uint32_t)(word >> 41) | TRACE_CTRL_KNOWN;
+            want_upper = NULL;
+            continue;
+        }
+        want_upper = NULL;
         const char *fname = NULL;
         size_t flen = 0;
         bool section_end = false;
@@ -631,6 +660,10 @@ int capture_sass_parse(FILE *in, const char *name, capture_sass_module *m, err_i
         in_->text[tlen] = '\0';
         in_->file = loc_file;
         in_->line = loc_line;
+        in_->ctrl = 0;
+        const char *semi = strchr(text + tlen, ';');
+        if (semi && parse_word(semi + 1, &word))
+            want_upper = in_;
         labels_resolve(&labels, pc);
     }
     if (rc == 0 && cur)
@@ -778,6 +811,7 @@ void capture_kernel_set_sass(trace_kernel *k, const capture_sass_func *f)
         pi->cache_op = op.cache_op;
         pi->file = -1;
         pi->line = in_->line;
+        pi->ctrl = in_->ctrl;
         if (in_->file >= 0 && (uint32_t)in_->file < f->n_files) {
             if (remap[in_->file] < 0) {
                 k->files = xrealloc(k->files, (k->n_files + 1) * sizeof *k->files);

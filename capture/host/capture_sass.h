@@ -78,6 +78,8 @@ typedef struct capture_sass_inst {
     char *text;    /* the instruction without the trailing " ;" */
     int32_t file;  /* index into capture_sass_func.files, -1 when no line info */
     uint32_t line; /* 0 when no line info */
+    uint32_t ctrl; /* its control word | TRACE_CTRL_KNOWN (trace.h), from the encoding's upper
+                    * word when the listing prints it (nvdisasm -hex); 0 when not */
 } capture_sass_inst;
 
 typedef struct capture_sass_func {

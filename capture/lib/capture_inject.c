@@ -11,7 +11,7 @@
  * every thread ran to EXIT, copies the records back in chunks through pinned
  * memory, decodes them (capture_decode.h) and writes the kernel. The first
  * time a kernel is recorded its SASS is listed from the module image saved at
- * load (nvdisasm -g -c -fun INDEX, the whole module if that fails) and its
+ * load (nvdisasm -g -c -hex -fun INDEX, the whole module if that fails) and its
  * resources read (cuobjdump -res-usage); both run as child processes, never
  * through the CUDA API, which callbacks must not call. Launches that
  * are not selected, and kernel nodes of CUDA graphs (not traced), run with a
@@ -531,7 +531,7 @@ static bool module_sass(module_state *m)
         return false;
     char what[64];
     snprintf(what, sizeof what, "module%u.sass", m->seq);
-    const char *argv[] = {G.nvdisasm, "-g", "-c", m->cubin_path, NULL};
+    const char *argv[] = {G.nvdisasm, "-g", "-c", "-hex", m->cubin_path, NULL};
     m->sass_ok = run_and_parse(argv, what, capture_sass_parse, &m->sass);
     if (!m->sass_ok)
         capture_sass_module_free(&m->sass);
@@ -577,7 +577,7 @@ static bool kernel_symbol(const module_state *m, const char *name, uint32_t *ind
     return rc == 1;
 }
 
-/* The kernel's listing: nvdisasm -g -c -fun INDEX (SASS with source lines
+/* The kernel's listing: nvdisasm -g -c -hex -fun INDEX (SASS with source lines
  * when the program was built with -lineinfo), else the whole module's. */
 static const capture_sass_func *func_sass(func_state *fn, module_state *m)
 {
@@ -592,7 +592,7 @@ static const capture_sass_func *func_sass(func_state *fn, module_state *m)
             char what[64], fun[16];
             snprintf(what, sizeof what, "module%u.sym%u.sass", m->seq, idx);
             snprintf(fun, sizeof fun, "%u", idx);
-            const char *argv[] = {G.nvdisasm, "-g", "-c", "-fun", fun, m->cubin_path, NULL};
+            const char *argv[] = {G.nvdisasm, "-g", "-c", "-hex", "-fun", fun, m->cubin_path, NULL};
             if (!run_and_parse(argv, what, capture_sass_parse, &fn->own))
                 capture_sass_module_free(&fn->own);
         }
