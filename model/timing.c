@@ -1044,8 +1044,8 @@ static inline void ctrl_issued(warp_state *w, uint32_t ctrl, uint64_t issued, ui
  * words (control_words); returns the cycle after the last. What sets a
  * scoreboard on the path is not a traced access: LDGDEPBAR (a cp.async
  * group: done when the warp's copies are), DEPBAR.LE SBk (waits for k),
- * and S2R, LDC and the like, done l1_hit_latency_cycles after issue (an
- * assumption: not measured). */
+ * S2R and S2UR s2r_latency_cycles after issue, LDC ldc_latency_cycles, and
+ * the others l1_hit_latency_cycles (an assumption: not measured). */
 static uint64_t issue_path_ctrl(timing *t, warp_state *w, cal *iss, uint64_t at, const uint32_t *path, uint32_t n,
                                 uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark)
 {
@@ -1065,7 +1065,12 @@ static uint64_t issue_path_ctrl(timing *t, warp_state *w, cal *iss, uint64_t at,
             pcc[p] += at - *mark;
             *mark = at;
         }
-        ctrl_issued(w, pi->ctrl, issued, group ? max64(w->mem_done, issued) : issued + t->cfg.t_l1_hit_cycles);
+        uint64_t lat = t->cfg.t_l1_hit_cycles; /* other variable-latency instructions: an assumption */
+        if (op && (strncmp(op, "S2R", 3) == 0 || strncmp(op, "S2UR", 4) == 0) && t->cfg.t_s2r_cycles)
+            lat = t->cfg.t_s2r_cycles;
+        else if (op && strncmp(op, "LDC", 3) == 0 && t->cfg.t_ldc_cycles)
+            lat = t->cfg.t_ldc_cycles;
+        ctrl_issued(w, pi->ctrl, issued, group ? max64(w->mem_done, issued) : issued + lat);
     }
     return at;
 }
