@@ -139,6 +139,15 @@ __global__ void l1Other(int *table, int n, int iters, int zero, long long *cycle
     sink[threadIdx.x] = acc + sm[w];
 }
 
+/* The cycles the launch just made wrote to *dc (its errors checked). */
+static long long launched_cycles(const long long *dc)
+{
+    CHECK_LAUNCH();
+    long long c = 0;
+    CHECK(cudaMemcpy(&c, dc, sizeof c, cudaMemcpyDeviceToHost));
+    return c;
+}
+
 int main(int argc, char **argv)
 {
     g_prog = "l1cost";
@@ -175,9 +184,7 @@ int main(int argc, char **argv)
                 if (other == OTHER_LDS) l1Other<OTHER_LDS><<<1, wps * 32>>>(d, n, iters, 0, dc, sink);
                 else if (other == OTHER_STS) l1Other<OTHER_STS><<<1, wps * 32>>>(d, n, iters, 0, dc, sink);
                 else l1Other<OTHER_STG><<<1, wps * 32>>>(d, n, iters, 0, dc, sink);
-                CHECK_LAUNCH();
-                long long c = 0;
-                CHECK(cudaMemcpy(&c, dc, sizeof c, cudaMemcpyDeviceToHost));
+                long long c = launched_cycles(dc);
                 fprintf(stderr, "l1cost %s W %d conflict N %d B 32: %.3f cycles per instruction\n", mode, wps, n,
                         (double)c / ((double)iters * 32 * wps));
                 continue;
@@ -188,9 +195,7 @@ int main(int argc, char **argv)
                     if (b == 8) l1Burst<8, true><<<1, wps * 32>>>(d, n, iters, 0, active, dc, sink);
                     else if (conflict) l1Burst<32, true><<<1, wps * 32>>>(d, n, iters, 0, active, dc, sink);
                     else l1Burst<32, false><<<1, wps * 32>>>(d, n, iters, 0, active, dc, sink);
-                    CHECK_LAUNCH();
-                    long long c = 0;
-                    CHECK(cudaMemcpy(&c, dc, sizeof c, cudaMemcpyDeviceToHost));
+                    long long c = launched_cycles(dc);
                     if (argc == 5)
                         fprintf(stderr, "l1cost burst W %d active 0x%x %s N %d B %d: %.3f cycles per load\n", wps,
                                 active, conflict ? "conflict" : "spread", n, b,
@@ -207,9 +212,7 @@ int main(int argc, char **argv)
             else if (ca) l1Cost<CHAINS, false, true><<<1, wps * 32>>>(d, n, iters, 0, dc, sink);
             else if (conflict) l1Cost<CHAINS, true, false><<<1, wps * 32>>>(d, n, iters, 0, dc, sink);
             else l1Cost<CHAINS, false, false><<<1, wps * 32>>>(d, n, iters, 0, dc, sink);
-            CHECK_LAUNCH();
-            long long c = 0;
-            CHECK(cudaMemcpy(&c, dc, sizeof c, cudaMemcpyDeviceToHost));
+            long long c = launched_cycles(dc);
             double loads = (double)iters * (lat ? 1 : CHAINS * wps);
             fprintf(stderr, "l1cost %s W %d %s N %d: %.3f cycles per load\n", mode, wps,
                     conflict ? "conflict" : "spread", n, (double)c / loads);

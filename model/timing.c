@@ -957,6 +957,15 @@ static void add_pending(warp_state *w, uint8_t dst, uint8_t n, uint32_t dst32, u
     w->pend_regs |= dst32; /* the oldest's, when dropped above: still a superset */
 }
 
+/* Wait for the loads in flight that path instruction p reads (the SASS's
+ * registers, sassflow.h); drop them. */
+static inline void wait_path_loads(const timing *t, warp_state *w, uint32_t p, uint64_t *at)
+{
+    pc_regs reads = {.regs = {.dst = TIMING_NO_REG}, .src32 = sassflow_reads32(t->flow, p)};
+    memcpy(reads.regs.src, sassflow_reads(t->flow, p), sizeof reads.regs.src);
+    wait_regs(w, &reads, TIMING_NO_REG, 0, 0, at);
+}
+
 /* Wait for the warp's arithmetic results that reads (bit r: register Rr)
  * needs (alu_latency_cycles). */
 static inline void alu_wait(const warp_state *w, const uint64_t reads[4], uint64_t *at)
@@ -995,14 +1004,9 @@ static uint64_t issue_path_alu(timing *t, warp_state *w, cal *iss, uint64_t at, 
         uint32_t p = path[i];
         if (i == bar_i)
             at = max64(at, release);
-        const uint64_t *reads = sassflow_reads(t->flow, p);
-        uint32_t r32 = sassflow_reads32(t->flow, p);
-        if (r32 & w->pend_regs) {
-            pc_regs rd = {.regs = {.dst = TIMING_NO_REG}, .src32 = r32};
-            memcpy(rd.regs.src, reads, sizeof rd.regs.src);
-            wait_regs(w, &rd, TIMING_NO_REG, 0, 0, &at);
-        }
-        alu_wait(w, reads, &at);
+        if (sassflow_reads32(t->flow, p) & w->pend_regs)
+            wait_path_loads(t, w, p, &at);
+        alu_wait(w, sassflow_reads(t->flow, p), &at);
         uint64_t issued = cal1_book(iss, at, 1) - 1u;
         at = issued + 1u;
         if (pcc) {
@@ -1169,14 +1173,11 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
                     mark = at;
                 }
             }
-            uint32_t r32 = sassflow_reads32(t->flow, path[i]);
-            if (!(r32 & w->pend_regs))
+            if (!(sassflow_reads32(t->flow, path[i]) & w->pend_regs))
                 continue;
-            pc_regs reads = {.regs = {.dst = TIMING_NO_REG}, .src32 = r32};
-            memcpy(reads.regs.src, sassflow_reads(t->flow, path[i]), sizeof reads.regs.src);
             at = book_path(iss, at, path, booked, i, pcc, &mark);
             booked = i;
-            wait_regs(w, &reads, TIMING_NO_REG, 0, 0, &at);
+            wait_path_loads(t, w, path[i], &at);
             if (pcc) {
                 pcc[path[i]] += at - mark;
                 mark = at;
@@ -1485,6 +1486,17 @@ static inline uint64_t data_start(const cfg_gpu *c, warp_state *w, uint64_t at, 
     return start;
 }
 
+/* When the data of an access of wf wavefronts that reaches the data stage
+ * at cycle at is ready: the stage's booking (data_start), then latency, and
+ * each further wavefront adds smem_wavefront_cycles to it (findings §10 for
+ * LDS, §13 for LDG chains: the same data stage). */
+static inline uint64_t data_ready(timing *t, warp_state *w, uint32_t sm, uint64_t at, uint32_t wf, uint64_t latency)
+{
+    const cfg_gpu *c = &t->cfg;
+    return cal1_book(&t->smcal[sm_cal_data(t, sm)], data_start(c, w, at, wf), wf) + latency - 1u +
+           (wf > 1u ? (uint64_t)(c->t_smem_wavefront_cycles - 1u) * (wf - 1u) : 0u);
+}
+
 static void on_record(void *ctx, const gpu_event *e)
 {
     timing *t = ctx;
@@ -1511,12 +1523,7 @@ static void on_record(void *ctx, const gpu_event *e)
     uint64_t done;
 
     if (m->space == TRACE_SPACE_SHARED) {
-        /* the data stage takes one wavefront a cycle, but each further
-         * wavefront of this access adds smem_wavefront_cycles to its latency
-         * (findings §10: an N-way LDS chain, 22 + 2N) */
-        uint32_t wf = e->data_wavefronts;
-        done = cal1_book(&t->smcal[sm_cal_data(t, sm)], data_start(c, w, at, wf), wf) + c->t_smem_cycles - 1u +
-               (wf > 1u ? (uint64_t)(c->t_smem_wavefront_cycles - 1u) * (wf - 1u) : 0u);
+        done = data_ready(t, w, sm, at, e->data_wavefronts, c->t_smem_cycles); /* §10: N-way LDS, 22 + 2N */
     } else {
         uint64_t tagged = cal1_book(&t->smcal[sm_cal_tag(t, sm)], at, e->tag_wavefronts);
         uint32_t n_l2 = e->n_l2 < GPU_OBS_MAX_L2 ? e->n_l2 : GPU_OBS_MAX_L2;
@@ -1526,12 +1533,8 @@ static void on_record(void *ctx, const gpu_event *e)
                 write_queue(t, sm, e, (uint64_t)m->cta * t->warps_per_cta + m->warp, tagged);
             done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
         } else if (n_l2 == 0) {
-            /* an L1 hit's data stage: as a shared access's, each further
-             * wavefront adds smem_wavefront_cycles to its latency (the same
-             * data stage; findings §10 for LDS, §13 for LDG chains) */
-            uint32_t wf = e->data_wavefronts;
-            done = cal1_book(&t->smcal[sm_cal_data(t, sm)], data_start(c, w, tagged, wf), wf) +
-                   c->t_l1_hit_cycles - 1u + (wf > 1u ? (uint64_t)(c->t_smem_wavefront_cycles - 1u) * (wf - 1u) : 0u);
+            /* an L1 hit: the data stage as a shared access's */
+            done = data_ready(t, w, sm, tagged, e->data_wavefronts, c->t_l1_hit_cycles);
         } else {
             done = tagged + c->t_l1_hit_cycles;
             for (uint32_t i = 0; i < n_l2; i++) {

@@ -16,7 +16,8 @@ whose instructions are exactly its PC table's (the same PCs, the same SASS
 text but for `.reuse`); otherwise the kernel is left as it was and said so.
 The trace is rewritten at zstd level 19 after its `trace dump` is checked
 unchanged but for the added `ctrl=` fields. Prints one line per capture;
-exit status 1 when a kernel got none, 2 on bad input."""
+exit status 1 when some capture had no kernel that matched (it is left as it
+was), 2 on bad input."""
 import os, re, shutil, subprocess, sys, tarfile, tempfile
 
 
