@@ -16,7 +16,11 @@
  * first and last streaming moments of the grid (globaltimer) give the
  * stream's bandwidth.
  *
- * usage: dramlat read|write   Levels: T = 0 (DRAM idle), 32, 64, 128, 256
+ * With `shared`, the other CTAs on SM 0 stream too: a queue on the
+ * streaming SMs' side then shows in the chase. Streaming warps' lane 0
+ * times its loop by clock64, so the stream's own wait is printed as well.
+ *
+ * usage: dramlat read|write [shared]   Levels: T = 0 (DRAM idle), 32, 64, 128, 256
  * and 512 threads a CTA with UNROLL 1, then 512 threads with UNROLL 2 and 4,
  * 256 with 4. One line a level on stderr: the chase's cycles a step, the stream's
  * bytes per SM cycle and TB/s. Exit codes as common.cuh. */
@@ -28,11 +32,12 @@
 #define CHASE_MIB 256
 #define STREAM_MIB 2048
 
-static const char *USAGE = "read|write";
+static const char *USAGE = "read|write [shared]";
 
 struct window {
     unsigned long long first_ns, last_ns, bytes; /* the streamers' */
     unsigned long long chase_ns, chase_cycles;   /* the probe's clocked steps */
+    unsigned long long loop_cycles, loops;       /* the streaming warps' (lane 0's clock64) */
     unsigned long long sink;
     unsigned claim, done;
 };
@@ -48,10 +53,16 @@ __device__ static inline unsigned long long load_cg(const unsigned long long *p)
  * would wait for a streamer that waits for the probe */
 template <int UNROLL, bool WRITE>
 __global__ void __launch_bounds__(512, 4) loaded(const unsigned long long *chase, float4 *stream, size_t n4, unsigned threads,
-                       window *w)
+                       bool shared, window *w)
 {
+    bool probe = false;
     if (smid() == 0) {
-        if (threadIdx.x != 0 || atomicCAS(&w->claim, 0u, 1u) != 0u) return;
+        if (threadIdx.x == 0) probe = atomicCAS(&w->claim, 0u, 1u) == 0u;
+        probe = __syncthreads_or(probe);
+        if (!shared && !probe) return;
+    }
+    if (probe) {
+        if (threadIdx.x != 0) return;
         const unsigned long long *p = chase;
         for (int s = 0; s < WARM; ++s) p = (const unsigned long long *)load_cg(p);
         unsigned long long g0 = globaltimer();
@@ -71,10 +82,13 @@ __global__ void __launch_bounds__(512, 4) loaded(const unsigned long long *chase
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     float sum = 0.0f;
     unsigned long long moved = 0, t0 = globaltimer();
+    long long c0 = clock64();
     const volatile unsigned *done = &w->done;
-    for (unsigned iter = 0;; ++iter) {
-        /* the flag, or 100 ms: a launch with no probe CTA on SM 0 ends */
-        if ((iter & 7u) == 0 && (*done || globaltimer() - t0 > 100000000ull)) break;
+    unsigned iter = 0;
+    for (;; ++iter) {
+        /* the flag (an L2 round trip: every 32 iterations), or 100 ms: a
+         * launch with no probe CTA on SM 0 ends */
+        if ((iter & 31u) == 0 && (*done || globaltimer() - t0 > 100000000ull)) break;
         if (i + (UNROLL - 1) * stride >= n4) i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
         if (WRITE) {
             float4 v = make_float4(1.0f, 2.0f, 3.0f, (float)iter);
@@ -91,6 +105,12 @@ __global__ void __launch_bounds__(512, 4) loaded(const unsigned long long *chase
         moved += UNROLL * sizeof(float4);
     }
     unsigned long long t1 = globaltimer();
+    /* a loop iteration waits for its loads' data (the sum's FADD, issued in
+     * order), so lane 0's cycles an iteration are their latency and ~30 more */
+    if (threadIdx.x % 32 == 0 && iter > 0) {
+        atomicAdd(&w->loop_cycles, (unsigned long long)(clock64() - c0));
+        atomicAdd(&w->loops, (unsigned long long)iter);
+    }
     atomicAdd(&w->bytes, moved);
     atomicMin(&w->first_ns, t0);
     atomicMax(&w->last_ns, t1);
@@ -98,15 +118,15 @@ __global__ void __launch_bounds__(512, 4) loaded(const unsigned long long *chase
 }
 
 template <int UNROLL>
-static void level(bool write, const unsigned long long *chase, float4 *stream, size_t n4, unsigned threads,
-                  window *dw, int sms)
+static void level(bool write, bool shared, const unsigned long long *chase, float4 *stream, size_t n4,
+                  unsigned threads, window *dw, int sms)
 {
-    window init = {~0ull, 0, 0, 0, 0, 0, 0, 0};
+    window init = {~0ull, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     CHECK(cudaMemcpy(dw, &init, sizeof init, cudaMemcpyHostToDevice));
     if (write)
-        loaded<UNROLL, true><<<sms * 4, 512>>>(chase, stream, n4, threads, dw);
+        loaded<UNROLL, true><<<sms * 4, 512>>>(chase, stream, n4, threads, shared, dw);
     else
-        loaded<UNROLL, false><<<sms * 4, 512>>>(chase, stream, n4, threads, dw);
+        loaded<UNROLL, false><<<sms * 4, 512>>>(chase, stream, n4, threads, shared, dw);
     CHECK_LAUNCH();
     CHECK(cudaDeviceSynchronize());
     window w;
@@ -119,15 +139,19 @@ static void level(bool write, const unsigned long long *chase, float4 *stream, s
     double span_ns = w.bytes ? (double)(w.last_ns - w.first_ns) : 0.0;
     double bpc = span_ns > 0 ? (double)w.bytes / (span_ns * ghz) : 0.0;
     fprintf(stderr,
-            "dramlat %s T %3u U %d: chase %.1f cycles a step (%.1f ns); stream %.1f B/cycle, %.3f TB/s over %.3f ms; SM clock %.3f GHz\n",
-            write ? "write" : "read", threads, UNROLL, (double)w.chase_cycles / STEPS, (double)w.chase_ns / STEPS,
-            bpc, span_ns > 0 ? (double)w.bytes / span_ns / 1000.0 : 0.0, span_ns / 1e6, ghz);
+            "dramlat %s%s T %3u U %d: chase %.1f cycles a step (%.1f ns); stream %.1f B/cycle, %.3f TB/s over %.3f ms, "
+            "%.1f cycles a loop iteration; SM clock %.3f GHz\n",
+            write ? "write" : "read", shared ? " shared" : "", threads, UNROLL, (double)w.chase_cycles / STEPS,
+            (double)w.chase_ns / STEPS, bpc, span_ns > 0 ? (double)w.bytes / span_ns / 1000.0 : 0.0, span_ns / 1e6,
+            w.loops ? (double)w.loop_cycles / (double)w.loops : 0.0, ghz);
 }
 
 int main(int argc, char **argv)
 {
     g_prog = "dramlat";
-    if (argc != 2) usage_fail(USAGE, "expected 1 argument");
+    if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
+    bool shared = argc == 3 && strcmp(argv[2], "shared") == 0;
+    if (argc == 3 && !shared) usage_fail(USAGE, "%s is not 'shared'", argv[2]);
     bool write = strcmp(argv[1], "write") == 0;
     if (!write && strcmp(argv[1], "read") != 0) usage_fail(USAGE, "MODE %s is not read or write", argv[1]);
     setup_device();
@@ -165,13 +189,13 @@ int main(int argc, char **argv)
     const unsigned threads[6] = {0, 32, 64, 128, 256, 512};
     const unsigned long long *start[9];
     for (int k = 0; k < 9; ++k) start[k] = dchase + (hash_mix32(1000u + k) % lines) * (LINE / 8);
-    for (int k = 0; k < 6; ++k) level<1>(write, start[k], dstream, n4, threads[k], dw, sms);
-    level<2>(write, start[6], dstream, n4, 512, dw, sms);
-    level<4>(write, start[7], dstream, n4, 512, dw, sms);
-    level<4>(write, start[8], dstream, n4, 256, dw, sms);
+    for (int k = 0; k < 6; ++k) level<1>(write, shared, start[k], dstream, n4, threads[k], dw, sms);
+    level<2>(write, shared, start[6], dstream, n4, 512, dw, sms);
+    level<4>(write, shared, start[7], dstream, n4, 512, dw, sms);
+    level<4>(write, shared, start[8], dstream, n4, 256, dw, sms);
 
     CHECK(cudaFree(dchase));
     CHECK(cudaFree(dstream));
     CHECK(cudaFree(dw));
-    return finish(write ? "dramlat write" : "dramlat read", 0);
+    return finish(write ? (shared ? "dramlat write shared" : "dramlat write") : (shared ? "dramlat read shared" : "dramlat read"), 0);
 }

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
     const char *mode = argv[1];
     if (strcmp(mode, "read") != 0 && strcmp(mode, "write") != 0 && strcmp(mode, "copy") != 0)
         usage_fail(USAGE, "MODE %s is not read, write or copy", mode);
-    long mib = argc > 2 ? parse_long(argv[2], "MIB", 64, 8192, USAGE) : 1024;
+    long mib = argc > 2 ? parse_long(argv[2], "MIB", 16, 8192, USAGE) : 1024;
     long per_sm = argc > 3 ? parse_long(argv[3], "CTAS_PER_SM", 1, 4, USAGE) : 4;
     setup_device();
 

@@ -6,11 +6,15 @@
 #                           and 8 float4 accesses in flight a thread
 #   DEST/dramrate.txt       the same programs' event times, twice
 #   DEST/dramlat.txt        kernels/dramlat.cu: one thread's DRAM chase while
-#                           the other SMs read (or write) at nine load levels, twice
+#                           the other SMs read (or write) at nine load levels, twice;
+#                           `shared`: SM 0's other CTAs read too
+#   DEST/dramgather.txt     kernels/dramgather.cu: one warp's loads of L cold
+#                           lines (L = 1..32), their cycles' distribution, twice
 # then, unless `nocap`, the streams captured with their counters (DEST/cap):
 # readSegment/writeSegment at 2^18-2^24 floats (kernels/probes/scale.exp)
 # and the dramrate streams at 128 MiB (kernels/probes/dramrate-capture.exp),
-# about 32 MB of traces, too large for the repository. On the GPU machine,
+# about 32 MB of traces, too large for the repository, and dramgather
+# (kernels/probes/dramgather-capture.exp). On the GPU machine,
 # after make -C kernels build/kernels/{dramrate,dramlat,readSegment,writeSegment}
 # and make capture:
 #   kernels/probes/dram.sh DEST [nocap]
@@ -27,13 +31,14 @@ for mode in read write copy; do
     probe_run "$DEST" "dramrate-$mode" "$METRICS" build/kernels/dramrate "$mode"
 done
 for r in 1 2; do
-    for mode in read write; do build/kernels/dramlat "$mode" 2>&1 | grep '^dramlat' || status=1; done
+    for args in read write "read shared"; do build/kernels/dramlat $args 2>&1 | grep '^dramlat' || status=1; done
 done >"$DEST/dramlat.txt"
+for r in 1 2; do build/kernels/dramgather 2>&1 | grep '^dramgather' || status=1; done >"$DEST/dramgather.txt"
 if [ "${2:-}" != nocap ]; then
-    for exp in scale dramrate-capture; do
+    for exp in scale dramrate-capture dramgather-capture; do
         kernels/capture-all.sh --no-build --no-source --experiments "kernels/probes/$exp.exp" \
             --dest "$DEST/cap" --budget 400 || status=1
     done
 fi
-cat "$DEST/dramrate.txt" "$DEST/dramlat.txt"
+cat "$DEST/dramrate.txt" "$DEST/dramlat.txt" "$DEST/dramgather.txt"
 exit $status
