@@ -166,7 +166,7 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
 
 /* ---- the observer (gpu.h): what one L2 request did, from the counters it moved */
 typedef struct obs_snap {
-    uint64_t hit, miss, dram, fabric;
+    uint64_t hit, miss, dram, dram_written, fabric;
 } obs_snap;
 
 static inline void obs_take(const stats *s, obs_snap *o)
@@ -174,6 +174,7 @@ static inline void obs_take(const stats *s, obs_snap *o)
     o->hit = s->v[STAT_L2_SECT_READ_HIT];
     o->miss = s->v[STAT_L2_SECT_READ_MISS];
     o->dram = s->v[STAT_DRAM_SECT_READ] + s->v[STAT_DRAM_SECT_WRITE];
+    o->dram_written = s->v[STAT_DRAM_SECT_WRITE];
     o->fabric = s->v[STAT_L2_SECT_FABRIC];
 }
 
@@ -185,7 +186,8 @@ static gpu_l2_req obs_req(const stats *s, const obs_snap *before, gpu_l2_op op, 
                         .hit_sectors = (uint32_t)(after.hit - before->hit),
                         .miss_sectors = (uint32_t)(after.miss - before->miss),
                         .dram_sectors = (uint32_t)(after.dram - before->dram),
-                        .op = (uint8_t)op, .far = after.fabric != before->fabric};
+                        .op = (uint8_t)op, .far = after.fabric != before->fabric,
+                        .dram_written = (uint16_t)(after.dram_written - before->dram_written)};
 }
 
 /* Keep a request of the current record (obs_req's), written in its slot;
@@ -203,6 +205,7 @@ static void obs_keep(gpu *g, const stats *s, const obs_snap *before, gpu_l2_op o
     last->hit_sectors += r.hit_sectors;
     last->miss_sectors += r.miss_sectors;
     last->dram_sectors += r.dram_sectors;
+    last->dram_written = (uint16_t)(last->dram_written + r.dram_written);
     last->far |= r.far;
 }
 

@@ -143,6 +143,7 @@ typedef struct gpu_l2_req {
                              * blocks brought others beside them, findings §15) */
     uint8_t op;             /* gpu_l2_op */
     bool far;               /* crossed the fabric to the other partition */
+    uint16_t dram_written;  /* of dram_sectors, those written back (dirty sectors it evicted) */
 } gpu_l2_req;
 #define GPU_OBS_MAX_L2 64u  /* requests reported per record; more are folded into the last */
 typedef struct gpu_event {

@@ -448,7 +448,14 @@ struct timing {
     cal *slice;   /* [slices] */
     /* the calendars' cycles tables: the SMs' (one unit a cycle), the slices', DRAM's */
     uint8_t unit_cycles[CAL_TABLE_MAX + 1u], slice_cycles[CAL_TABLE_MAX + 1u], dram_cycles[CAL_TABLE_MAX + 1u];
+    uint8_t l2w_cycles[CAL_TABLE_MAX + 1u];
     cal dram;
+    /* with l2_write_bytes_per_cycle: what L2 takes in (stores, fills from
+     * DRAM); dram_split: DRAM reads and write-backs booked apart (the write
+     * cost, the fills) rather than as one count */
+    cal l2w;
+    bool l2w_on, dram_split;
+    uint64_t dram_wb_milli; /* write-backs' thousandths of a sector not yet booked */
     slice_state *slices;
     sm_state *sms;
     uint32_t *sm_slots;       /* [sm_count * max_ctas_per_sm]: cta table index + 1, 0 = free */
@@ -564,8 +571,11 @@ timing *timing_create(const cfg_gpu *c)
     t->sm_cals = t->smsps + 3u;
     t->smsp_mask = (t->smsps & (t->smsps - 1u)) == 0 ? t->smsps - 1u : 0;
     size_t n_sm_cal = (size_t)n_sm * t->sm_cals;
+    uint32_t l2w_cap = (uint32_t)(((uint64_t)c->t_l2_write_bytes_per_cycle * CAL_BIN) / sector);
+    t->l2w_on = l2w_cap > 0;
+    t->dram_split = t->l2w_on || c->t_dram_write_cost_permille != 1000u;
     size_t bytes = n_sm_cal * cal_bin_bytes(CAL_BIN) + c->l2_slices * cal_bin_bytes(slice_cap) +
-                   cal_bin_bytes(dram_cap);
+                   cal_bin_bytes(dram_cap) + (t->l2w_on ? cal_bin_bytes(l2w_cap) : 0);
     t->cal_storage = xcalloc_lines(bytes, 1, &t->cal_raw);
     t->smcal = xcalloc_lines(n_sm_cal, sizeof *t->smcal, &t->smcal_raw);
     t->slice = xcalloc_lines(c->l2_slices, sizeof *t->slice, &t->slice_raw);
@@ -577,6 +587,9 @@ timing *timing_create(const cfg_gpu *c)
     for (uint32_t i = 0; i < c->l2_slices; i++, p += cal_bin_bytes(slice_cap))
         cal_init(&t->slice[i], p, slice_cap, t->slice_cycles);
     cal_init(&t->dram, p, dram_cap, t->dram_cycles);
+    p += cal_bin_bytes(dram_cap);
+    if (t->l2w_on)
+        cal_init(&t->l2w, p, l2w_cap, t->l2w_cycles);
     t->slices = xcalloc(c->l2_slices, sizeof *t->slices);
     t->sms = xcalloc(n_sm, sizeof *t->sms);
     t->sm_slots = xcalloc((size_t)n_sm * c->max_ctas_per_sm, sizeof *t->sm_slots);
@@ -696,6 +709,9 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     for (uint32_t i = 0; i < t->cfg.l2_slices; i++)
         cal_clear(&t->slice[i]);
     cal_clear(&t->dram);
+    if (t->l2w_on)
+        cal_clear(&t->l2w);
+    t->dram_wb_milli = 0;
     if (t->fills)
         for (uint32_t i = 0; i < TIMING_FILL_SLOTS; i++)
             t->fills[i].line = UINT64_MAX;
@@ -1238,6 +1254,44 @@ static inline l2_home_slice place_of(const timing *t, uint64_t line)
     return l2_home_slice_of(line, t->partitions, t->slices_per_partition);
 }
 
+/* A request's DRAM and L2 intake when they are booked apart (dram_split),
+ * from the slice that served it at `served`; returns when its data (a read)
+ * or its acknowledgement (a store) can be back at the SM, less nothing:
+ * `back` is the slice-to-SM way.
+ *  - DRAM: a read sector is one unit of dram_bytes_per_cycle, a sector
+ *    written back dram_write_cost_permille thousandths (booked whole, the
+ *    rest carried to the next write-back);
+ *  - L2 intake (l2_write_bytes_per_cycle): a store's sectors enter when it
+ *    arrives, a read's sectors from DRAM when DRAM has them; the store's
+ *    acknowledgement and the read's data wait for their turn;
+ *  - nothing waits for a write-back: the line it leaves is free once the
+ *    dirty data is read out (findings §18). */
+static uint64_t dram_split_request(timing *t, const gpu_l2_req *r, gpu_l2_op op, uint64_t served, uint64_t back)
+{
+    uint64_t ret = 0;
+    if (t->l2w_on && op == GPU_L2_WRITE) /* its data goes in as its lookup ends */
+        ret = cal_book(&t->l2w, served - 1u, r->sectors) + back;
+    if (!r->dram_sectors)
+        return ret;
+    uint32_t written = r->dram_written < r->dram_sectors ? r->dram_written : r->dram_sectors;
+    uint32_t fetched = r->dram_sectors - written;
+    if (fetched) {
+        uint64_t d = cal_book(&t->dram, served + t->dram_in, fetched);
+        if (op != GPU_L2_WRITE) {
+            if (t->l2w_on) /* the fill streams in as DRAM delivers: its first cycle is DRAM's last */
+                d = cal_book(&t->l2w, d - 1u, fetched);
+            ret = max64(ret, d + t->dram_out + back);
+        }
+    }
+    if (written) {
+        t->dram_wb_milli += (uint64_t)written * t->cfg.t_dram_write_cost_permille;
+        uint64_t units = t->dram_wb_milli / 1000u;
+        t->dram_wb_milli %= 1000u;
+        (void)cal_book(&t->dram, served + t->dram_in, units);
+    }
+    return ret;
+}
+
 /* One request from SM sm leaving L1 at t1; returns when its data (or its
  * acknowledgement) is back at the SM. op is r->op: callers that know it
  * pass it as a constant, and the cases of the others fold away. last: r is
@@ -1301,7 +1355,9 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     }
     uint64_t back = r->far ? t->far_out : t->l2_out;
     uint64_t ret = served + back;
-    if (r->dram_sectors) {
+    if (t->dram_split) {
+        ret = max64(ret, dram_split_request(t, r, op, served, back));
+    } else if (r->dram_sectors) {
         uint64_t d = cal_book(&t->dram, served + t->dram_in, r->dram_sectors);
         ret = max64(ret, d + t->dram_out + back);
     }
