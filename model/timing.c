@@ -1266,7 +1266,8 @@ static inline l2_home_slice place_of(const timing *t, uint64_t line)
  *    acknowledgement and the read's data wait for their turn;
  *  - nothing waits for a write-back: the line it leaves is free once the
  *    dirty data is read out (findings §18). */
-static uint64_t dram_split_request(timing *t, const gpu_l2_req *r, gpu_l2_op op, uint64_t served, uint64_t back)
+static inline __attribute__((always_inline)) uint64_t dram_split_request(timing *t, const gpu_l2_req *r, gpu_l2_op op,
+                                                                        uint64_t served, uint64_t back)
 {
     uint64_t ret = 0;
     if (t->l2w_on && op == GPU_L2_WRITE) /* its data goes in as its lookup ends */
