@@ -885,6 +885,17 @@ static int check_config(const cfg_gpu *c, const cfg_origin *o, err_info *err)
                                 ", got %u for GPC %" PRIu32,
                                 c->l2_partitions, (unsigned)c->l2_gpc_partition[g], g);
     }
+    if (c->timing) {
+        if (c->n_t_dram_load_extra_cycles != c->n_t_dram_load_permille)
+            return key_fail(err, o, KEY_timing_dram_load_extra_cycles,
+                            "expected as many values as timing.dram_load_permille (%" PRIu32 "), got %" PRIu32,
+                            c->n_t_dram_load_permille, c->n_t_dram_load_extra_cycles);
+        for (uint32_t i = 1; i < c->n_t_dram_load_permille; i++)
+            if (c->t_dram_load_permille[i] <= c->t_dram_load_permille[i - 1])
+                return key_fail(err, o, KEY_timing_dram_load_permille,
+                                "expected ascending loads, got %" PRIu32 " after %" PRIu32,
+                                c->t_dram_load_permille[i], c->t_dram_load_permille[i - 1]);
+    }
     return 0;
 }
 

@@ -123,6 +123,9 @@ typedef struct cfg_gpu {
     uint32_t t_dram_bytes_per_cycle; /* whole GPU */
     uint32_t t_dram_write_cost_permille; /* a written-back sector's share of the DRAM, in read sectors */
     uint32_t t_l2_write_bytes_per_cycle; /* whole GPU: SM stores and DRAM fills into L2; 0: no limit */
+    uint32_t n_t_dram_load_permille, n_t_dram_load_extra_cycles;
+    uint32_t t_dram_load_permille[CFG_MAX_CARVEOUTS];     /* DRAM's load points (thousandths of its rate) */
+    uint32_t t_dram_load_extra_cycles[CFG_MAX_CARVEOUTS]; /* a read's extra latency at each */
     uint32_t t_l2_atomic_same_line_mcycles; /* thousandths of a cycle per same-line atomic */
     uint32_t t_smem_wavefront_cycles; /* latency each further data-stage wavefront of a shared access or an L1 hit adds */
     uint32_t t_alu_latency_cycles;   /* an arithmetic result is usable this long after its issue; 0: at once */

@@ -35,6 +35,9 @@
 #define CAL_BIN_SHIFT 5u
 #define CAL_BIN (1u << CAL_BIN_SHIFT) /* 32 cycles */
 #define CAL_BINS 2048u                /* a window of 65,536 cycles */
+#define LOAD_SPAN_SHIFT 7u            /* DRAM's load is counted per 128 cycles */
+#define LOAD_SPAN (1u << LOAD_SPAN_SHIFT)
+#define LOAD_RING 64u                 /* spans kept: 8,192 cycles */
 
 typedef struct cal {
     /* [CAL_BINS] units booked per bin: bytes when the cap fits in one (the
@@ -455,6 +458,12 @@ struct timing {
      * cost, the fills) rather than as one count */
     cal l2w;
     bool l2w_on, dram_split;
+    bool load_on;               /* dram_load_extra_cycles: a read's latency grows with DRAM's load */
+    uint32_t load_spans;        /* the spans a load is read over: one unloaded DRAM round trip */
+    uint64_t load_div;          /* the units DRAM serves in load_spans spans */
+    uint64_t load_top;          /* the latest span with arrivals */
+    uint32_t load_ring[LOAD_RING]; /* units asked of DRAM per span (dram_load_note) */
+    uint32_t load_extra[1001];  /* timing_dram_load_extra at each thousandth of DRAM's rate */
     uint64_t dram_wb_milli; /* write-backs' thousandths of a sector not yet booked */
     slice_state *slices;
     sm_state *sms;
@@ -573,7 +582,16 @@ timing *timing_create(const cfg_gpu *c)
     size_t n_sm_cal = (size_t)n_sm * t->sm_cals;
     uint32_t l2w_cap = (uint32_t)(((uint64_t)c->t_l2_write_bytes_per_cycle * CAL_BIN) / sector);
     t->l2w_on = l2w_cap > 0;
-    t->dram_split = t->l2w_on || c->t_dram_write_cost_permille != 1000u;
+    for (uint32_t i = 0; i < c->n_t_dram_load_extra_cycles; i++)
+        t->load_on |= c->t_dram_load_extra_cycles[i] != 0;
+    for (uint32_t m = 0; m <= 1000u; m++)
+        t->load_extra[m] = timing_dram_load_extra(c, m);
+    t->load_spans = (c->t_dram_cycles + (LOAD_SPAN >> 1)) >> LOAD_SPAN_SHIFT;
+    if (t->load_spans == 0)
+        t->load_spans = 1;
+    if (t->load_spans > LOAD_RING - 1u)
+        t->load_spans = LOAD_RING - 1u;
+    t->dram_split = t->l2w_on || t->load_on || c->t_dram_write_cost_permille != 1000u;
     size_t bytes = n_sm_cal * cal_bin_bytes(CAL_BIN) + c->l2_slices * cal_bin_bytes(slice_cap) +
                    cal_bin_bytes(dram_cap) + (t->l2w_on ? cal_bin_bytes(l2w_cap) : 0);
     t->cal_storage = xcalloc_lines(bytes, 1, &t->cal_raw);
@@ -587,6 +605,8 @@ timing *timing_create(const cfg_gpu *c)
     for (uint32_t i = 0; i < c->l2_slices; i++, p += cal_bin_bytes(slice_cap))
         cal_init(&t->slice[i], p, slice_cap, t->slice_cycles);
     cal_init(&t->dram, p, dram_cap, t->dram_cycles);
+    /* units a span: the cap is per bin of CAL_BIN cycles */
+    t->load_div = (uint64_t)t->load_spans * t->dram.cap * (LOAD_SPAN / CAL_BIN);
     p += cal_bin_bytes(dram_cap);
     if (t->l2w_on)
         cal_init(&t->l2w, p, l2w_cap, t->l2w_cycles);
@@ -712,6 +732,8 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     if (t->l2w_on)
         cal_clear(&t->l2w);
     t->dram_wb_milli = 0;
+    memset(t->load_ring, 0, sizeof t->load_ring);
+    t->load_top = 0;
     if (t->fills)
         for (uint32_t i = 0; i < TIMING_FILL_SLOTS; i++)
             t->fills[i].line = UINT64_MAX;
@@ -1254,6 +1276,65 @@ static inline l2_home_slice place_of(const timing *t, uint64_t line)
     return l2_home_slice_of(line, t->partitions, t->slices_per_partition);
 }
 
+uint32_t timing_dram_load_extra(const cfg_gpu *c, uint32_t permille)
+{
+    uint32_t n = c->n_t_dram_load_permille;
+    const uint32_t *x = c->t_dram_load_permille, *y = c->t_dram_load_extra_cycles;
+    if (n == 0)
+        return 0;
+    if (permille <= x[0])
+        return y[0];
+    for (uint32_t i = 1; i < n; i++)
+        if (permille < x[i]) { /* between x[i-1] and x[i]: linear, rounded down */
+            int64_t dy = (int64_t)y[i] - (int64_t)y[i - 1];
+            return (uint32_t)((int64_t)y[i - 1] + dy * (int64_t)(permille - x[i - 1]) / (int64_t)(x[i] - x[i - 1]));
+        }
+    return y[n - 1];
+}
+
+/* DRAM's load as its requests arrive: the units (read sectors, weighted
+ * write-backs) asked of it in each LOAD_SPAN cycles, in a ring of LOAD_RING
+ * spans. A read's load is what arrived in the spans of one unloaded round
+ * trip before its own (load_spans of them): the requests in flight as it
+ * travels, as thousandths of what DRAM serves in that time (findings §18:
+ * kernels/dramlat.cu's chase). Arrivals replayed late but early in time
+ * count once they are replayed; spans older than the ring are forgotten. */
+static void dram_load_note(timing *t, uint64_t at, uint64_t units)
+{
+    uint64_t span = at >> LOAD_SPAN_SHIFT;
+    if (span >= t->load_top + LOAD_RING) { /* the ring moves on: clear what it passes */
+        uint64_t from = span - LOAD_RING + 1u > t->load_top + 1u ? span - LOAD_RING + 1u : t->load_top + 1u;
+        for (uint64_t s = from; s <= span && s < from + LOAD_RING; s++)
+            t->load_ring[s & (LOAD_RING - 1u)] = 0;
+        t->load_top = span;
+    } else if (span > t->load_top) {
+        for (uint64_t s = t->load_top + 1u; s <= span; s++)
+            t->load_ring[s & (LOAD_RING - 1u)] = 0;
+        t->load_top = span;
+    } else if (span + LOAD_RING <= t->load_top) {
+        return; /* older than the ring */
+    }
+    t->load_ring[span & (LOAD_RING - 1u)] += (uint32_t)units;
+}
+
+static uint64_t dram_load_extra(const timing *t, uint64_t at)
+{
+    /* the spans [span - load_spans, span) that the ring holds: (load_top - LOAD_RING, load_top] */
+    uint64_t span = at >> LOAD_SPAN_SHIFT, sum = 0;
+    uint64_t lo = span > t->load_spans ? span - t->load_spans : 0, hi = span; /* [lo, hi) */
+    if (t->load_top + 1u < LOAD_RING) {
+        /* the ring has not wrapped: every span up to load_top is held */
+    } else if (lo < t->load_top + 1u - LOAD_RING) {
+        lo = t->load_top + 1u - LOAD_RING;
+    }
+    if (hi > t->load_top + 1u)
+        hi = t->load_top + 1u;
+    for (uint64_t s = lo; s < hi; s++)
+        sum += t->load_ring[s & (LOAD_RING - 1u)];
+    uint64_t permille = sum * 1000u / t->load_div;
+    return t->load_extra[permille > 1000u ? 1000u : permille];
+}
+
 /* A request's DRAM and L2 intake when they are booked apart (dram_split),
  * from the slice that served it at `served`; returns when its data (a read)
  * or its acknowledgement (a store) can be back at the SM, less nothing:
@@ -1277,7 +1358,12 @@ static inline __attribute__((always_inline)) uint64_t dram_split_request(timing 
     uint32_t written = r->dram_written < r->dram_sectors ? r->dram_written : r->dram_sectors;
     uint32_t fetched = r->dram_sectors - written;
     if (fetched) {
-        uint64_t d = cal_book(&t->dram, served + t->dram_in, fetched);
+        uint64_t at = served + t->dram_in;
+        uint64_t d = cal_book(&t->dram, at, fetched);
+        if (t->load_on) {
+            d += dram_load_extra(t, at);
+            dram_load_note(t, at, fetched);
+        }
         if (op != GPU_L2_WRITE) {
             if (t->l2w_on) /* the fill streams in as DRAM delivers: its first cycle is DRAM's last */
                 d = cal_book(&t->l2w, d - 1u, fetched);
@@ -1289,6 +1375,8 @@ static inline __attribute__((always_inline)) uint64_t dram_split_request(timing 
         uint64_t units = t->dram_wb_milli / 1000u;
         t->dram_wb_milli %= 1000u;
         (void)cal_book(&t->dram, served + t->dram_in, units);
+        if (t->load_on)
+            dram_load_note(t, served + t->dram_in, units);
     }
     return ret;
 }

@@ -90,4 +90,11 @@ typedef struct timing_regs {
 #define TIMING_NO_REG 255u
 void timing_parse_sass(const char *sass, bool has_dst, timing_regs *out);
 
+/* How many cycles longer a DRAM read takes when DRAM carries `permille`
+ * thousandths of its read rate ([timing] dram_load_permille and
+ * dram_load_extra_cycles: linear between the points, the first value below
+ * the first point, the last above the last; docs/timing.md, "DRAM and what
+ * L2 takes in"). For tests and the timing layer. */
+uint32_t timing_dram_load_extra(const cfg_gpu *c, uint32_t permille);
+
 #endif
