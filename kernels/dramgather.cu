@@ -14,9 +14,11 @@
  *   rand : the step's L lines are pseudo-random lines of the buffer
  *   seq  : the L lines follow the last step's (a stream of whole lines)
  *
- * usage: dramgather   One line per placement and L = 1, 2, 4, 8, 16, 32 on
- * stderr: mean, median and ventiles (min, p5, ..., p95, max) of the steps'
- * cycles, and p99. Exit codes as common.cuh. */
+ * usage: dramgather [CTAS]   One line per placement and L = 1, 2, 4, 8, 16,
+ * 32 on stderr: mean, median and ventiles (min, p5, ..., p95, max) of the
+ * steps' cycles, and p99. CTAS one-warp CTAs (default 1) gather at once,
+ * each on lines of its own, so the warps meet in DRAM as a kernel's do; their
+ * steps are pooled. Exit codes as common.cuh. */
 #include "common.cuh"
 
 #include <algorithm>
@@ -26,7 +28,7 @@
 #define STEPS 1024
 #define BUF_MIB 1024
 
-static const char *USAGE = "";
+static const char *USAGE = "[CTAS]";
 
 __device__ static inline float load_cg(const float *p)
 {
@@ -42,12 +44,20 @@ __device__ static inline long long clock_now(void)
     return t;
 }
 
-/* the line lane k of step s reads (k < lines) */
-__host__ __device__ static inline size_t line_of(int s, int k, int lines, bool seq, size_t first, size_t n_lines)
+/* the line lane k of step s of CTA cta reads (k < lines); seq: CTAs read
+ * runs of lines 32 x STEPS + 777 apart. rand: CTA 0 as the one-warp runs
+ * always did; the others mix their number in, or their steps would meet
+ * CTA 0's lines (the runs' starts differ by less than the steps' range) */
+__host__ __device__ static inline size_t line_of(int s, int k, int lines, bool seq, size_t first, unsigned cta,
+                                                 size_t n_lines)
 {
-    if (seq) return (first + (size_t)s * lines + k) % n_lines;
-    size_t h = ((size_t)hash_mix32((unsigned)(s * 32 + k) ^ (unsigned)first) << 16) ^ hash_mix32((unsigned)(s * 977 + k));
-    return h % n_lines;
+    if (seq) return (first + (size_t)cta * (32u * STEPS + 777u) + (size_t)s * lines + k) % n_lines;
+    if (cta == 0) {
+        size_t h = ((size_t)hash_mix32((unsigned)(s * 32 + k) ^ (unsigned)first) << 16) ^ hash_mix32((unsigned)(s * 977 + k));
+        return h % n_lines;
+    }
+    unsigned x = hash_mix32(hash_mix32(cta * 0x9e3779b9u ^ (unsigned)first) + (unsigned)(s * 32 + k));
+    return (((size_t)x << 16) ^ hash_mix32(x ^ 0x85ebca6bu)) % n_lines;
 }
 
 __global__ void gather(const float *buf, size_t n_lines, int lines, bool seq, size_t first, unsigned *lat,
@@ -58,22 +68,23 @@ __global__ void gather(const float *buf, size_t n_lines, int lines, bool seq, si
     int dep = 0;
     float acc = 0.0f;
     for (int s = 0; s < STEPS; ++s) {
-        const float *p = buf + line_of(s, k, lines, seq, first, n_lines) * LINE_FLOATS + dep;
+        const float *p = buf + line_of(s, k, lines, seq, first, blockIdx.x, n_lines) * LINE_FLOATS + dep;
         long long t0 = clock_now();
         float v = load_cg(p);
         pad[(s + threadIdx.x) & 255] = v; /* waits for the warp's load */
         long long t1 = clock_now();
         dep = (int)v;
-        if (threadIdx.x == 0) lat[s] = (unsigned)(t1 - t0);
+        if (threadIdx.x == 0) lat[(size_t)blockIdx.x * STEPS + s] = (unsigned)(t1 - t0);
         acc += v;
     }
-    sink[threadIdx.x] = acc;
+    sink[blockIdx.x * 32u + threadIdx.x] = acc;
 }
 
 int main(int argc, char **argv)
 {
     g_prog = "dramgather";
-    if (argc != 1) usage_fail(USAGE, "expected no arguments, got %s", argv[1]);
+    if (argc > 2) usage_fail(USAGE, "expected at most one argument, got %d", argc - 1);
+    int ctas = argc == 2 ? (int)parse_long(argv[1], "CTAS", 1, 4096, USAGE) : 1;
     setup_device();
     size_t floats = (size_t)BUF_MIB * 1024 * 1024 / sizeof(float), n_lines = floats / LINE_FLOATS;
     float *buf = dev_alloc<float>(floats);
@@ -84,25 +95,29 @@ int main(int argc, char **argv)
     CHECK(cudaMemset(scratch, 1, (size_t)64 * 1024 * 1024 * sizeof(float)));
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaFree(scratch));
-    unsigned *dlat = dev_alloc<unsigned>(STEPS);
-    float *sink = dev_alloc<float>(32);
-    std::vector<unsigned> lat(STEPS);
+    unsigned *dlat = dev_alloc<unsigned>((size_t)ctas * STEPS);
+    float *sink = dev_alloc<float>((size_t)ctas * 32);
+    std::vector<unsigned> lat((size_t)ctas * STEPS);
     /* each run starts where no earlier run read: seq runs 32 x STEPS lines
      * apart, rand runs from their own hash (first) */
     size_t first = 0;
     for (int seq = 0; seq < 2; ++seq) {
         for (int lines = 1; lines <= 32; lines *= 2) {
-            gather<<<1, 32>>>(buf, n_lines, lines, seq != 0, first, dlat, sink);
+            gather<<<ctas, 32>>>(buf, n_lines, lines, seq != 0, first, dlat, sink);
             CHECK_LAUNCH();
-            CHECK(cudaMemcpy(lat.data(), dlat, STEPS * sizeof(unsigned), cudaMemcpyDeviceToHost));
-            first += (size_t)32 * STEPS + 12345;
-            std::vector<unsigned> v(lat.begin() + 8, lat.end()); /* the first steps warm the TLB */
+            CHECK(cudaMemcpy(lat.data(), dlat, lat.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+            first += (size_t)ctas * (32u * STEPS + 777u) + 12345;
+            std::vector<unsigned> v; /* each warp's first steps warm the TLB */
+            for (int c = 0; c < ctas; ++c)
+                v.insert(v.end(), lat.begin() + (size_t)c * STEPS + 8, lat.begin() + (size_t)(c + 1) * STEPS);
             std::sort(v.begin(), v.end());
             size_t n = v.size();
             double sum = 0;
             for (unsigned x : v) sum += x;
-            fprintf(stderr, "dramgather %s L %2d: mean %.1f median %u p99 %u ventiles", seq ? "seq " : "rand", lines,
-                    sum / (double)n, v[n / 2], v[n - 1 - n / 100]);
+            char who[24] = "";
+            if (ctas > 1) snprintf(who, sizeof who, " C %d", ctas);
+            fprintf(stderr, "dramgather %s%s L %2d: mean %.1f median %u p99 %u ventiles", seq ? "seq " : "rand", who,
+                    lines, sum / (double)n, v[n / 2], v[n - 1 - n / 100]);
             for (int q = 0; q <= 20; ++q) fprintf(stderr, " %u", v[q == 20 ? n - 1 : q * n / 20]);
             fprintf(stderr, "\n");
         }
