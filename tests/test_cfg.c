@@ -661,6 +661,18 @@ START_TEST(validate_names_the_key)
     ck_assert_str_eq(e.msg, "[l2] size_bytes: expected l2.slices * l2.sets_per_slice * l2.ways * "
                             "l2.line_bytes = 96 * 256 * 16 * 128 = 50331648, got 62914560");
 
+    /* DRAM's load curve: a value per load point, loads ascending */
+    c = good;
+    c.n_t_dram_load_extra_cycles = 3;
+    ck_assert_int_eq(cfg_validate(&c, &e), -1);
+    ck_assert_str_eq(e.msg, "[timing] dram_load_extra_cycles: expected as many values as "
+                            "timing.dram_load_permille (4), got 3");
+
+    c = good;
+    c.t_dram_load_permille[2] = 251;
+    ck_assert_int_eq(cfg_validate(&c, &e), -1);
+    ck_assert_str_eq(e.msg, "[timing] dram_load_permille: expected ascending loads, got 251 after 251");
+
     c = good;
     c.smem_bank_bytes = 8;
     c.smem_bank_mode_bytes = 8;
