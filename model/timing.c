@@ -1302,13 +1302,9 @@ uint32_t timing_dram_load_extra(const cfg_gpu *c, uint32_t permille)
 static void dram_load_note(timing *t, uint64_t at, uint64_t units)
 {
     uint64_t span = at >> LOAD_SPAN_SHIFT;
-    if (span >= t->load_top + LOAD_RING) { /* the ring moves on: clear what it passes */
-        uint64_t from = span - LOAD_RING + 1u > t->load_top + 1u ? span - LOAD_RING + 1u : t->load_top + 1u;
-        for (uint64_t s = from; s <= span && s < from + LOAD_RING; s++)
-            t->load_ring[s & (LOAD_RING - 1u)] = 0;
-        t->load_top = span;
-    } else if (span > t->load_top) {
-        for (uint64_t s = t->load_top + 1u; s <= span; s++)
+    if (span > t->load_top) { /* the ring moves on: clear the spans it takes over (at most all) */
+        uint64_t from = span >= t->load_top + LOAD_RING ? span - LOAD_RING + 1u : t->load_top + 1u;
+        for (uint64_t s = from; s <= span; s++)
             t->load_ring[s & (LOAD_RING - 1u)] = 0;
         t->load_top = span;
     } else if (span + LOAD_RING <= t->load_top) {
@@ -1322,11 +1318,9 @@ static uint64_t dram_load_extra(const timing *t, uint64_t at)
     /* the spans [span - load_spans, span) that the ring holds: (load_top - LOAD_RING, load_top] */
     uint64_t span = at >> LOAD_SPAN_SHIFT, sum = 0;
     uint64_t lo = span > t->load_spans ? span - t->load_spans : 0, hi = span; /* [lo, hi) */
-    if (t->load_top + 1u < LOAD_RING) {
-        /* the ring has not wrapped: every span up to load_top is held */
-    } else if (lo < t->load_top + 1u - LOAD_RING) {
-        lo = t->load_top + 1u - LOAD_RING;
-    }
+    uint64_t oldest = t->load_top + 1u > LOAD_RING ? t->load_top + 1u - LOAD_RING : 0;
+    if (lo < oldest)
+        lo = oldest;
     if (hi > t->load_top + 1u)
         hi = t->load_top + 1u;
     for (uint64_t s = lo; s < hi; s++)
