@@ -1330,15 +1330,16 @@ static uint64_t dram_load_extra(const timing *t, uint64_t at)
 }
 
 /* A request's DRAM and L2 intake when they are booked apart (dram_split),
- * from the slice that served it at `served`; returns when its data (a read)
- * or its acknowledgement (a store) can be back at the SM, less nothing:
- * `back` is the slice-to-SM way.
+ * from the slice that served it at `served` (`back`: the way from the slice
+ * to the SM); returns when its data (a read) or its acknowledgement (a
+ * store) is back at the SM as far as these two decide, 0 when they do not.
  *  - DRAM: a read sector is one unit of dram_bytes_per_cycle, a sector
  *    written back dram_write_cost_permille thousandths (booked whole, the
- *    rest carried to the next write-back);
- *  - L2 intake (l2_write_bytes_per_cycle): a store's sectors enter when it
- *    arrives, a read's sectors from DRAM when DRAM has them; the store's
- *    acknowledgement and the read's data wait for their turn;
+ *    rest carried to the next write-back); a read's data also waits
+ *    dram_load_extra for DRAM's load;
+ *  - L2 intake (l2_write_bytes_per_cycle): a store's sectors enter as its
+ *    lookup ends, a read's sectors from DRAM as DRAM delivers them; the
+ *    store's acknowledgement and the read's data wait for their turn;
  *  - nothing waits for a write-back: the line it leaves is free once the
  *    dirty data is read out (findings §18). */
 static inline __attribute__((always_inline)) uint64_t dram_split_request(timing *t, const gpu_l2_req *r, gpu_l2_op op,
