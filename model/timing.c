@@ -1099,14 +1099,19 @@ static uint64_t issue_path_ctrl(timing *t, warp_state *w, cal *iss, uint64_t at,
         ctrl_wait(w, pi->ctrl, &at);
         const char *op = sass_opcode(pi->sass);
         bool group = op && strncmp(op, "LDGDEPBAR", 9) == 0;
-        if (op && !group && strncmp(op, "DEPBAR.LE SB", 12) == 0 && op[12] >= '0' && op[12] < '0' + (int)SCOREBOARDS)
-            at = max64(at, w->sb.ready[op[12] - '0']);
+        bool depbar = op && !group && strncmp(op, "DEPBAR.LE SB", 12) == 0 && op[12] >= '0' &&
+                      op[12] < '0' + (int)SCOREBOARDS;
         uint64_t issued = cal1_book(iss, at, 1) - 1u;
         at = issued + 1u;
         if (pcc) {
             pcc[p] += at - *mark;
             *mark = at;
         }
+        /* DEPBAR.LE SBk issues and the warp's next instruction waits for
+         * scoreboard k: ncu samples the wait there (copyAsync_ca4: 54% at
+         * the BAR.SYNC after the DEPBAR, none at the DEPBAR) */
+        if (depbar)
+            at = max64(at, w->sb.ready[op[12] - '0']);
         uint64_t lat = t->cfg.t_l1_hit_cycles; /* other variable-latency instructions: an assumption */
         if (op && (strncmp(op, "S2R", 3) == 0 || strncmp(op, "S2UR", 4) == 0) && t->cfg.t_s2r_cycles)
             lat = t->cfg.t_s2r_cycles;
