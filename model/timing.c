@@ -304,7 +304,16 @@ static inline __attribute__((always_inline)) uint64_t cal1_book(cal *c, uint64_t
 typedef struct pc_regs {
     timing_regs regs;
     uint32_t src32;
+    /* control_words, on a path between records (issue_path_ctrl): how long
+     * after its issue the scoreboard it sets is released, and whether it is
+     * a cp.async group (LDGDEPBAR) or waits for a scoreboard (DEPBAR.LE SBk:
+     * ctrl_depbar = k + 1; 0 when not one) */
+    uint32_t ctrl_lat;
+    bool ctrl_group;
+    uint8_t ctrl_depbar;
 } pc_regs;
+
+static void pc_ctrl_kind(const cfg_gpu *c, const char *op, pc_regs *pr);
 
 #define MAX_PENDING 16u  /* loads in flight per warp that the model tracks */
 #define SCOREBOARDS 6u   /* a warp's dependency scoreboards (control words, trace.h) */
@@ -719,6 +728,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         timing_parse_sass(op, dst, r);
         uint64_t src = r->src[0] | r->src[1] | r->src[2] | r->src[3];
         t->pcs[i].src32 = (uint32_t)(src | (src >> 32));
+        pc_ctrl_kind(&t->cfg, op, &t->pcs[i]);
     }
     t->by_ctrl = t->cfg.t_control_words && t->flow && k->n_pcs > 0;
     for (uint32_t i = 0; t->by_ctrl && i < k->n_pcs; i++)
@@ -1082,12 +1092,30 @@ static inline void ctrl_issued(warp_state *w, uint32_t ctrl, uint64_t issued, ui
         w->sb.ready[rb] = max64(w->sb.ready[rb], issued + 2u);
 }
 
+/* What a path instruction's control word does beyond its bits (pc_regs'
+ * ctrl_ fields), from its opcode op (past any guard; NULL: none): what sets
+ * a scoreboard on a path is not a traced access, so LDGDEPBAR (a cp.async
+ * group) is done when the warp's copies are, S2R and S2UR
+ * s2r_latency_cycles after issue, LDC ldc_latency_cycles, the others
+ * l1_hit_latency_cycles (an assumption: not measured); DEPBAR.LE SBk waits
+ * for scoreboard k. */
+static void pc_ctrl_kind(const cfg_gpu *c, const char *op, pc_regs *pr)
+{
+    pr->ctrl_group = op && strncmp(op, "LDGDEPBAR", 9) == 0;
+    pr->ctrl_depbar = 0;
+    if (op && !pr->ctrl_group && strncmp(op, "DEPBAR.LE SB", 12) == 0 && op[12] >= '0' &&
+        op[12] < '0' + (int)SCOREBOARDS)
+        pr->ctrl_depbar = (uint8_t)(op[12] - '0' + 1);
+    pr->ctrl_lat = c->t_l1_hit_cycles;
+    if (op && (strncmp(op, "S2R", 3) == 0 || strncmp(op, "S2UR", 4) == 0) && c->t_s2r_cycles)
+        pr->ctrl_lat = c->t_s2r_cycles;
+    else if (op && strncmp(op, "LDC", 3) == 0 && c->t_ldc_cycles)
+        pr->ctrl_lat = c->t_ldc_cycles;
+}
+
 /* Issue the instructions on a flowed path one by one by their control
- * words (control_words); returns the cycle after the last. What sets a
- * scoreboard on the path is not a traced access: LDGDEPBAR (a cp.async
- * group: done when the warp's copies are), DEPBAR.LE SBk (waits for k),
- * S2R and S2UR s2r_latency_cycles after issue, LDC ldc_latency_cycles, and
- * the others l1_hit_latency_cycles (an assumption: not measured). */
+ * words (control_words), each as pc_ctrl_kind says; returns the cycle after
+ * the last. */
 static uint64_t issue_path_ctrl(timing *t, warp_state *w, cal *iss, uint64_t at, const uint32_t *path, uint32_t n,
                                 uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark)
 {
@@ -1096,11 +1124,8 @@ static uint64_t issue_path_ctrl(timing *t, warp_state *w, cal *iss, uint64_t at,
         if (i == bar_i)
             at = max64(at, release);
         const trace_pc_info *pi = &t->k->pcs[p];
+        const pc_regs *pr = &t->pcs[p];
         ctrl_wait(w, pi->ctrl, &at);
-        const char *op = sass_opcode(pi->sass);
-        bool group = op && strncmp(op, "LDGDEPBAR", 9) == 0;
-        bool depbar = op && !group && strncmp(op, "DEPBAR.LE SB", 12) == 0 && op[12] >= '0' &&
-                      op[12] < '0' + (int)SCOREBOARDS;
         uint64_t issued = cal1_book(iss, at, 1) - 1u;
         at = issued + 1u;
         if (pcc) {
@@ -1110,14 +1135,9 @@ static uint64_t issue_path_ctrl(timing *t, warp_state *w, cal *iss, uint64_t at,
         /* DEPBAR.LE SBk issues and the warp's next instruction waits for
          * scoreboard k: ncu samples the wait there (copyAsync_ca4: 54% at
          * the BAR.SYNC after the DEPBAR, none at the DEPBAR) */
-        if (depbar)
-            at = max64(at, w->sb.ready[op[12] - '0']);
-        uint64_t lat = t->cfg.t_l1_hit_cycles; /* other variable-latency instructions: an assumption */
-        if (op && (strncmp(op, "S2R", 3) == 0 || strncmp(op, "S2UR", 4) == 0) && t->cfg.t_s2r_cycles)
-            lat = t->cfg.t_s2r_cycles;
-        else if (op && strncmp(op, "LDC", 3) == 0 && t->cfg.t_ldc_cycles)
-            lat = t->cfg.t_ldc_cycles;
-        ctrl_issued(w, pi->ctrl, issued, group ? max64(w->mem_done, issued) : issued + lat);
+        if (pr->ctrl_depbar)
+            at = max64(at, w->sb.ready[pr->ctrl_depbar - 1u]);
+        ctrl_issued(w, pi->ctrl, issued, pr->ctrl_group ? max64(w->mem_done, issued) : issued + pr->ctrl_lat);
     }
     return at;
 }
@@ -1357,8 +1377,8 @@ static inline __attribute__((always_inline)) uint64_t dram_split_request(timing 
         return ret;
     uint32_t written = r->dram_written < r->dram_sectors ? r->dram_written : r->dram_sectors;
     uint32_t fetched = r->dram_sectors - written;
+    uint64_t at = served + t->dram_in; /* at DRAM */
     if (fetched) {
-        uint64_t at = served + t->dram_in;
         uint64_t d = cal_book(&t->dram, at, fetched);
         if (t->load_on) {
             d += dram_load_extra(t, at);
@@ -1374,9 +1394,9 @@ static inline __attribute__((always_inline)) uint64_t dram_split_request(timing 
         t->dram_wb_milli += (uint64_t)written * t->cfg.t_dram_write_cost_permille;
         uint64_t units = t->dram_wb_milli / 1000u;
         t->dram_wb_milli %= 1000u;
-        (void)cal_book(&t->dram, served + t->dram_in, units);
+        (void)cal_book(&t->dram, at, units);
         if (t->load_on)
-            dram_load_note(t, served + t->dram_in, units);
+            dram_load_note(t, at, units);
     }
     return ret;
 }
