@@ -3,6 +3,7 @@
 and how far the model is from the median run (docs/timing.md, docs/findings.md §5).
 
 usage: kernels/runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing] [--tolerance PERCENT]]
+                               [--exclude REGEX]
 
 DIR: folders of ncu --csv files, NAME.ncu.csv or NAME.rK.ncu.csv (the suite's
 traces/h200 and measure.sh's --dest folders); each file is one run of NAME.
@@ -12,7 +13,12 @@ lies outside the runs' range ("outside": 0 between the smallest and the
 largest run, else its error against the nearer of the two).
 Prints one row per kernel, then the mean absolute error against the median
 and how many kernels the model misses by more than --tolerance PERCENT
-(default 2) outside the range. Spread and errors are "-" where the median is 0."""
+(default 2) outside the range. Spread and errors are "-" where the median is 0.
+--exclude leaves out the kernels whose names match REGEX (e.g. the empty
+kernels, whose warps execute no memory instruction and so are not in a trace).
+sm__warps_active.sum (the warps' resident cycles, summed) is read where a run
+has it, else derived from the runs' sm__warps_active.avg.pct_of_peak_sustained_active
+and sm__cycles_active.avg with --config's sm_count and max_threads_per_sm."""
 import csv, glob, os, re, statistics, subprocess, sys
 
 
@@ -21,18 +27,41 @@ def fail(msg):
     sys.exit(2)
 
 
-def metric_of(path, metric):
+def metric_of(path, metric, gpu=None):
     rows = [l for l in open(path, encoding="utf-8", errors="replace") if l.startswith('"')]
+    values = {}
     for r in csv.DictReader(rows):
-        if r.get("Metric Name") == metric:
-            return float(r["Metric Value"].replace(",", ""))
+        values.setdefault(r.get("Metric Name"), r["Metric Value"])
+    if metric in values:
+        return float(values[metric].replace(",", ""))
+    pct, active = (values.get("sm__warps_active.avg.pct_of_peak_sustained_active"),
+                   values.get("sm__cycles_active.avg"))
+    if metric == "sm__warps_active.sum" and pct and active and gpu:
+        sms, warps = gpu
+        return float(pct.replace(",", "")) / 100 * warps * float(active.replace(",", "")) * sms
     return None
+
+
+def gpu_of(config):
+    """(sm_count, warps an SM holds) from a config's [gpu] section, or None."""
+    keys, section = {}, None
+    for line in open(config, encoding="utf-8", errors="replace"):
+        line = line.split(";")[0].strip()
+        if line.startswith("["):
+            section = line.strip("[]").strip()
+        elif "=" in line and section == "gpu":
+            k, v = line.split("=", 1)
+            keys[k.strip()] = v.strip()
+    try:
+        return int(keys["sm_count"]), int(keys["max_threads_per_sm"]) // 32
+    except (KeyError, ValueError):
+        return None
 
 
 def main(argv):
     if len(argv) < 2:
         fail("usage: runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing] [--tolerance PERCENT]]")
-    metric, dirs, model, config, traces, timing, tol = argv[0], [], None, None, None, False, 2.0
+    metric, dirs, model, config, traces, timing, tol, exclude = argv[0], [], None, None, None, False, 2.0, None
     i = 1
     while i < len(argv):
         a = argv[i]
@@ -43,6 +72,15 @@ def main(argv):
                 tol = float(argv[i + 1])
             except ValueError:
                 fail(f"--tolerance: '{argv[i + 1]}' is not a number (expected a percentage, e.g. 2)")
+            i += 2
+            continue
+        if a == "--exclude":
+            if i + 1 >= len(argv):
+                fail("--exclude needs a regular expression")
+            try:
+                exclude = re.compile(argv[i + 1])
+            except re.error as e:
+                fail(f"--exclude: '{argv[i + 1]}' is not a regular expression ({e})")
             i += 2
             continue
         if a in ("--model", "--config", "--traces"):
@@ -58,13 +96,20 @@ def main(argv):
             dirs.append(a); i += 1
     if model and not (config and traces):
         fail("--model needs --config and --traces")
+    gpu = None
+    if config:
+        if not os.path.isfile(config):
+            fail(f"--config: no file '{config}'")
+        gpu = gpu_of(config)
     runs = {}
     for d in dirs:
         if not os.path.isdir(d):
             fail(f"{d}: not a folder")
         for f in sorted(glob.glob(os.path.join(d, "*.ncu.csv"))):
             name = re.sub(r"(\.r\d+)?\.ncu\.csv$", "", os.path.basename(f))
-            v = metric_of(f, metric)
+            if exclude and exclude.search(name):
+                continue
+            v = metric_of(f, metric, gpu)
             if v is not None:
                 runs.setdefault(name, []).append(v)
     if not runs:

@@ -221,6 +221,36 @@ static inline __attribute__((always_inline)) uint64_t cal_book(cal *c, uint64_t 
     return cal_book_slow(c, t, n);
 }
 
+/* When n units asked for at t would be served, booking nothing: cal_book's
+ * answer, read from the bins (a warp's drain, warp_ended, asks when L2
+ * would take a store's data in behind the queue as it stands). */
+static uint64_t cal_when(const cal *c, uint64_t t, uint64_t n)
+{
+    if (n == 0)
+        return t;
+    uint64_t own = n <= c->fast_max ? c->cycles[n] : cal_cycles(c, n);
+    uint64_t b = t >> CAL_BIN_SHIFT;
+    if (b < c->lo) {
+        b = c->lo;
+        t = b << CAL_BIN_SHIFT;
+    }
+    uint32_t u = 0;
+    for (;;) {
+        if (b >= c->full_lo && b < c->full_hi)
+            b = c->full_hi;
+        u = b < c->lo + CAL_BINS ? bin_get(c, b) : 0u; /* beyond the window: empty */
+        uint64_t free = u < c->cap ? c->cap - u : 0;
+        if (n <= free) {
+            u += (uint32_t)n;
+            break;
+        }
+        n -= free;
+        b++;
+    }
+    uint64_t fill = (b << CAL_BIN_SHIFT) + (c->fast_max ? c->cycles[u] : cal_cycles(c, u));
+    return fill > t + own ? fill : t + own;
+}
+
 /* cal1_book's booking of n (1 <= n <= CAL_BIN) cycles at t that does not
  * fit in bin b (t's, or the first after the full run t falls in; in the
  * window): when the rest fits in the next bin, which is in the window and
@@ -405,6 +435,8 @@ _Static_assert(sizeof(cta_state) == 64, "cta_state: one cache line");
 
 typedef struct sm_state {
     uint64_t last_store;     /* issue time of its latest global/local store */
+    uint64_t first_start;    /* when its first CTA of this kernel started (0: none yet) */
+    uint64_t last_end;       /* when the last of its warps so far ended (warp_ended) */
     uint32_t ctas_started;   /* CTAs started on it in this kernel */
 } sm_state;
 
@@ -468,6 +500,10 @@ struct timing {
     cal l2w;
     bool l2w_on, dram_split;
     bool load_on;               /* dram_load_extra_cycles: a read's latency grows with DRAM's load */
+    /* [warp entry] cycles from its CTA's start to its end so far (warp_ended):
+     * apart from warp_state, which fills four cache lines */
+    uint32_t *warp_life;
+    uint64_t life_done;         /* the lifetimes of this kernel's warps whose entries were taken since */
     uint32_t load_spans;        /* the spans a load is read over: one unloaded DRAM round trip */
     uint64_t load_div;          /* the units DRAM serves in load_spans spans */
     uint64_t load_top;          /* the latest span with arrivals */
@@ -627,6 +663,7 @@ timing *timing_create(const cfg_gpu *c)
      * is not displaced by a later one that maps to the same entry */
     uint32_t n_warps = pow2_at_least(4ull * n_sm * (c->max_threads_per_sm / 32u));
     t->warps = xcalloc_lines(n_warps, sizeof *t->warps, &t->warps_raw);
+    t->warp_life = xcalloc(n_warps, sizeof *t->warp_life);
     t->warp_mask = n_warps - 1u;
     uint32_t n_ctas = pow2_at_least(4ull * n_sm * c->max_ctas_per_sm);
     t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas, &t->ctas_raw);
@@ -659,6 +696,7 @@ void timing_destroy(timing *t)
     free(t->slot_end);
     free(t->sm_part);
     free(t->warps_raw);
+    free(t->warp_life);
     free(t->ctas_raw);
     free(t->pcs);
     free(t->pc_next);
@@ -757,6 +795,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     t->fill_mcycles = t->cfg.t_cta_fill_mcycles_per_warp ? (uint64_t)t->cfg.t_cta_fill_mcycles_per_warp * t->warps_per_cta
                                                          : t->cfg.t_cta_launch_mcycles;
     t->lrc_in = 0;
+    t->life_done = 0;
     t->issued = 0;
     t->warps_seen = 0;
     if (t->lrc)
@@ -767,6 +806,8 @@ void timing_keep_pc_cycles(timing *t, bool on)
 {
     t->keep_pc_cycles = on;
 }
+
+static uint64_t warp_life_final(timing *t, size_t wi);
 
 void timing_kernel_end(timing *t, timing_result *out)
 {
@@ -792,6 +833,17 @@ void timing_kernel_end(timing *t, timing_result *out)
         if (before_exit != UINT32_MAX)
             out->instructions += (warps - t->warps_seen) * before_exit;
     }
+    out->warp_cycles = t->life_done;
+    for (uint32_t i = 0; i <= t->warp_mask; i++)
+        if (t->warps[i].gen == t->gen)
+            out->warp_cycles += warp_life_final(t, i);
+    uint64_t active = 0; /* after warp_life_final: a barrier's release may end an SM's last warp */
+    for (uint32_t i = 0; i < t->cfg.sm_count; i++)
+        if (t->sms[i].last_end > t->sms[i].first_start)
+            active += t->sms[i].last_end - t->sms[i].first_start;
+    out->sm_cycles_active = (active + t->cfg.sm_count / 2u) / t->cfg.sm_count;
+    uint32_t warps_per_sm = t->cfg.max_threads_per_sm / 32u;
+    out->warps_active_pct = active ? 100.0 * (double)out->warp_cycles / ((double)active * warps_per_sm) : 0.0;
     out->lrc = t->lrc ? lrc_get_counts(t->lrc) : (lrc_counts){0};
     out->wq = wqueue_get_counts(t->wq);
     out->pc_cycles = t->keep_pc_cycles ? t->pc_cycles : NULL;
@@ -858,6 +910,8 @@ static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
      * n-th CTA's warp w on (n x warps + w) mod smsps, and one further for
      * each CTA when its warps are a multiple of smsps (so that warp 0 of
      * every CTA is not on the same one) */
+    if (t->sms[sm].ctas_started == 0 || start < t->sms[sm].first_start)
+        t->sms[sm].first_start = start;
     uint32_t n = t->sms[sm].ctas_started++, wpc = t->warps_per_cta;
     c->first_smsp = (uint8_t)(((uint64_t)n * wpc + (wpc % t->smsps == 0 ? n : 0)) % t->smsps);
     return c;
@@ -871,6 +925,45 @@ static void cta_ran_until(timing *t, cta_state *c, uint64_t v)
     c->end = v;
     if (t->sm_slots[c->slot] == (uint32_t)(c - t->ctas) + 1u)
         t->slot_end[c->slot] = v;
+}
+
+/* Warp w of CTA c on SM sm is resident at least until `end`: the last of its
+ * instructions issued and what it waits for at its EXIT (a load's data, a
+ * store's or reduction's acceptance by L2: ncu's `drain`). A warp is active
+ * (sm__warps_active) from its CTA's start to its end, an SM
+ * (sm__cycles_active) from its first CTA's start to its last warp's end. */
+static inline void warp_ended(timing *t, const warp_state *w, const cta_state *c, uint32_t sm, uint64_t end)
+{
+    uint32_t *life = &t->warp_life[w - t->warps];
+    uint64_t l = end - c->start;
+    if (l > *life)
+        *life = l < UINT32_MAX ? (uint32_t)l : UINT32_MAX;
+    if (end > t->sms[sm].last_end)
+        t->sms[sm].last_end = end;
+}
+
+/* Warp entry wi's lifetime, once the warp has no more records: a warp that
+ * arrived at a barrier after its last record waits there until the barrier
+ * lets its CTA go, and exits then (reduce's warps that the last steps leave
+ * idle). Its CTA's entry must still be its own (else its arrival time). */
+static uint64_t warp_life_final(timing *t, size_t wi)
+{
+    const warp_state *w = &t->warps[wi];
+    uint64_t life = t->warp_life[wi];
+    const cta_state *c = &t->ctas[w->cta & t->cta_mask];
+    if (w->bar_wait && c->gen == t->gen && c->cta == w->cta) {
+        uint32_t s = (w->bar_gen - 1u) & 1u;
+        if (c->bar_id[s] == w->bar_gen - 1u) {
+            uint64_t released = c->bar_max[s] + t->bar_release + 1u;
+            uint64_t l = released - c->start;
+            if (l > life) {
+                life = l;
+                if (released > t->sms[c->sm].last_end)
+                    t->sms[c->sm].last_end = released;
+            }
+        }
+    }
+    return life;
 }
 
 static __attribute__((noinline)) warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t warp,
@@ -890,6 +983,10 @@ static inline warp_state *warp_get(timing *t, uint32_t cta, uint32_t warp, cta_s
 /* A warp seen for the first time in this kernel (warp_get), in its entry w. */
 static warp_state *warp_start(timing *t, warp_state *w, uint32_t cta, uint32_t warp, const cta_state *c)
 {
+    size_t wi = (size_t)(w - t->warps);
+    if (w->gen == t->gen) /* the entry's former warp, of this kernel: over */
+        t->life_done += warp_life_final(t, wi);
+    t->warp_life[wi] = 0;
     /* the first line only: no load is pending, so pend_ready is not read */
     memset(w, 0, offsetof(warp_state, pend_ready));
     w->gen = t->gen;
@@ -1566,61 +1663,64 @@ static uint32_t store_lines(const timing *t, const trace_mem *m, uint64_t *lines
  * it merges into a waiting request of another warp to the same line, or is
  * drained at the L1-to-L2 write rate. Inlined: a call saved six registers
  * (8.6 instructions a coalesced record). */
-static inline __attribute__((always_inline)) void write_request(timing *t, cal *drain, uint32_t sm,
-                                                                uint64_t writer, uint64_t line, uint32_t mask,
-                                                                uint64_t at)
+static inline __attribute__((always_inline)) uint64_t write_request(timing *t, cal *drain, uint32_t sm,
+                                                                    uint64_t writer, uint64_t line, uint32_t mask,
+                                                                    uint64_t at)
 {
     wqueue *q = t->wq;
     uint32_t s = wqueue_sm(q, sm);
     uint32_t *slot = wqueue_newest(q, s, line);
     if (wqueue_merge_in(q, s, slot, writer, line, mask, at))
-        return;
+        return at; /* in a request that waits already: it leaves with that one */
     /* the queue sends one sector a cycle ([MEAS] kernels/wrate.cu,
      * traces/h200-probes/wrate.txt: one SM storing whole lines sends
      * 32.0 bytes a cycle with 2 to 32 warps; misaligned stores, merged,
      * 0.99-1.01 sectors a cycle); a request waits until its first
      * sector leaves: the end of its booking less its own sectors */
     uint64_t sectors = cache_popcount(mask);
-    uint64_t left = cal1_book(drain, at, sectors) - sectors;
+    uint64_t gone = cal1_book(drain, at, sectors);
+    uint64_t left = gone - sectors;
     wqueue_sent_in(q, s, slot, writer, line, mask, at, left > at ? left : at);
+    return gone; /* its last sector has left */
 }
 
 /* write_queue for a store whose coalescer's lines are not in address order
  * (or more than WQ_MAX_LINES): worked out again in that order (kept apart:
  * its arrays would make every call's frame large). */
-static __attribute__((noinline)) void write_queue_sorted(timing *t, cal *drain, uint32_t sm, const gpu_event *e,
-                                                         uint64_t writer, uint64_t at)
+static __attribute__((noinline)) uint64_t write_queue_sorted(timing *t, cal *drain, uint32_t sm,
+                                                             const gpu_event *e, uint64_t writer, uint64_t at)
 {
     uint64_t lines[WQ_MAX_LINES];
     uint32_t masks[WQ_MAX_LINES];
     uint32_t n = store_lines(t, e->m, lines, masks);
+    uint64_t gone = at;
     for (uint32_t i = 0; i < n; i++)
-        write_request(t, drain, sm, writer, lines[i], masks[i], at);
+        gone = max64(gone, write_request(t, drain, sm, writer, lines[i], masks[i], at));
+    return gone;
 }
 
 /* A global store of writer (cta x warps + warp) on SM sm whose lines are
  * ready to leave L1 at t: each line's write request enters the SM's queue,
  * in address order (the coalescer's), and merges into a waiting request of
- * another warp to the same line, or is drained at the L1-to-L2 write rate. */
-static void write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t writer, uint64_t at)
+ * another warp to the same line, or is drained at the L1-to-L2 write rate.
+ * Returns when the last of its sectors has left the SM. */
+static uint64_t write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t writer, uint64_t at)
 {
     cal *drain = &t->smcal[sm_cal_wq(t, sm)];
     /* the coalescer's lines when they are in address order (nearly every
      * store: one line, or lanes ascending), read where they are */
     const coal_result *r = e->lines;
-    if (r && r->n_lines == 1) {
-        write_request(t, drain, sm, writer, r->lines[0].line, r->lines[0].sector_mask, at);
-        return;
-    }
+    if (r && r->n_lines == 1)
+        return write_request(t, drain, sm, writer, r->lines[0].line, r->lines[0].sector_mask, at);
     bool ascending = r && r->n_lines <= WQ_MAX_LINES;
     for (uint32_t i = 1; ascending && i < r->n_lines; i++)
         ascending = r->lines[i].line > r->lines[i - 1u].line;
-    if (!ascending) {
-        write_queue_sorted(t, drain, sm, e, writer, at);
-        return;
-    }
+    if (!ascending)
+        return write_queue_sorted(t, drain, sm, e, writer, at);
+    uint64_t gone = at;
     for (uint32_t i = 0; i < r->n_lines; i++)
-        write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at);
+        gone = max64(gone, write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at));
+    return gone; /* when its last request's last sector has left the SM */
 }
 
 /* A read request of SM sm ready to leave L1 at at: it takes one slot of the
@@ -1637,6 +1737,19 @@ static uint64_t read_queue(timing *t, uint32_t sm, uint64_t at)
 }
 
 /* ---- records --------------------------------------------------------------------- */
+
+/* When L2 has taken in and acknowledged a store's `sectors` whose last left
+ * its SM at `sent`: behind L2's intake queue as it stands (cal_when, booking
+ * nothing: the store's line books it when store combining sends it), then
+ * back. What a warp's EXIT waits for (warp_ended); the store's issue does not
+ * wait for it. */
+static inline uint64_t store_accepted(const timing *t, uint64_t sent, uint32_t sectors)
+{
+    uint64_t at = sent + t->l2_in; /* its data goes in as its lookup ends (dram_split_request) */
+    if (t->l2w_on)
+        at = cal_when(&t->l2w, at - 1u, sectors);
+    return at + t->l2_out;
+}
 
 /* When an access of wf data-stage wavefronts (shared memory, or an L1 hit)
  * ready at cycle at starts in the data stage: the stage takes one wavefront
@@ -1686,17 +1799,27 @@ static void on_record(void *ctx, const gpu_event *e)
                               : issue_to(t, w, cs, sm, m->pc, regs, m->kind == TRACE_KIND_ST, dst_n, dst32);
     bool returns = m->kind == TRACE_KIND_LD || m->kind == TRACE_KIND_ATOM;
     uint64_t done;
+    uint64_t drained = 0; /* what the warp's EXIT would wait for: done, or a reduction's acceptance */
 
     if (m->space == TRACE_SPACE_SHARED) {
         done = data_ready(t, w, sm, at, e->data_wavefronts, c->t_smem_cycles); /* §10: N-way LDS, 22 + 2N */
     } else {
         uint64_t tagged = cal1_book(&t->smcal[sm_cal_tag(t, sm)], at, e->tag_wavefronts);
         uint32_t n_l2 = e->n_l2 < GPU_OBS_MAX_L2 ? e->n_l2 : GPU_OBS_MAX_L2;
+        /* a reduction is acknowledged as a store is: one round trip to L2
+         * (its slice's atomic queue and DRAM fill are L2's business; the
+         * model has no backpressure from them to the SM: docs/timing.md,
+         * "Achieved occupancy") */
+        if (m->kind == TRACE_KIND_RED)
+            drained = tagged + c->t_l2_hit_cycles;
+
         if (m->kind == TRACE_KIND_ST) {
             t->sms[sm].last_store = tagged;
+            uint64_t sent = tagged;
             if (m->space == TRACE_SPACE_GLOBAL)
-                write_queue(t, sm, e, (uint64_t)m->cta * t->warps_per_cta + m->warp, tagged);
+                sent = write_queue(t, sm, e, (uint64_t)m->cta * t->warps_per_cta + m->warp, tagged);
             done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
+            drained = store_accepted(t, sent, e->lines ? e->lines->n_sectors : 1u);
         } else if (n_l2 == 0) {
             /* an L1 hit: the data stage as a shared access's */
             done = data_ready(t, w, sm, tagged, e->data_wavefronts, c->t_l1_hit_cycles);
@@ -1727,6 +1850,7 @@ static void on_record(void *ctx, const gpu_event *e)
         w->mem_done = max64(w->mem_done, done);
     t->end = max64(t->end, max64(done, w->clock));
     cta_ran_until(t, cs, w->clock);
+    warp_ended(t, w, cs, sm, max64(w->clock, drained ? drained : done));
 }
 
 static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)
@@ -1773,6 +1897,7 @@ static void on_prefetch(void *ctx, const trace_mem *m)
     const warp_state *w = &t->warps[slot];
     __builtin_prefetch(w, 1);
     __builtin_prefetch(&w->pend_ready, 1);
+    __builtin_prefetch(&t->warp_life[slot], 1);
     __builtin_prefetch(&t->ctas[m->cta & t->cta_mask], 1);
     size_t sm_cal = sm_cal_issue(t, sm_of(t, m->cta, m->sm), 0);
     const cal *tag = &t->smcal[sm_cal + t->smsps];
@@ -1814,6 +1939,7 @@ void timing_barrier(timing *t, const trace_barrier *b)
     }
     c->bar_count[s]++;
     c->bar_max[s] = max64(c->bar_max[s], at);
+    warp_ended(t, w, c, sm, at + 1u);
     w->bar_gen++;
     w->bar_wait = true;
     t->end = max64(t->end, at + 1u);

@@ -46,6 +46,15 @@ typedef struct timing_result {
                                    * counts between a warp's records: docs/timing.md, "Work between
                                    * records") */
     uint64_t lrc_input_sectors;   /* read sectors that reached the LRC (the functional L2 read sectors) */
+    uint64_t warp_cycles;         /* predicted sm__warps_active.sum: each warp's cycles from its CTA's
+                                   * start to its end (its last instruction, or what its EXIT waits
+                                   * for: a load's data, a store's or reduction's acceptance by L2),
+                                   * summed; warps without a record count none */
+    uint64_t sm_cycles_active;    /* predicted sm__cycles_active.avg: an SM's cycles from its first
+                                   * CTA's start to its last warp's end, averaged over the SMs */
+    double warps_active_pct;      /* predicted sm__warps_active.avg.pct_of_peak_sustained_active:
+                                   * warp_cycles over the SMs' active cycles times the warps an SM
+                                   * holds (achieved occupancy, in percent) */
     lrc_counts lrc;               /* what the LRC merged (model/lrc.h): lrc.sectors are those merged
                                    * with an identical read of another SM of the GPC in flight
                                    * (lrc__request_sectors_op_read_coalescing_achieved_type_hardware);

@@ -19,9 +19,11 @@ struct report {
 };
 
 /* The timing model's values (timing.h), under the names they are compared with. */
-enum { TIMING_ROWS = 4 };
+enum { TIMING_ROWS = 6 };
 static const char *const timing_names[TIMING_ROWS] = {
     "sm__cycles_elapsed.avg",
+    "sm__cycles_active.avg",
+    "sm__warps_active.sum",
     "smsp__inst_executed.sum",
     "gpumemsim__lrc_input_sectors_op_read.sum",
     "lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum",
@@ -31,8 +33,10 @@ static uint64_t timing_value(const timing_result *t, int i)
 {
     switch (i) {
     case 0: return t->cycles;
-    case 1: return t->instructions;
-    case 2: return t->lrc_input_sectors;
+    case 1: return t->sm_cycles_active;
+    case 2: return t->warp_cycles;
+    case 3: return t->instructions;
+    case 4: return t->lrc_input_sectors;
     default: return t->lrc.sectors;
     }
 }
@@ -311,6 +315,8 @@ void report_kernel(report *rp, const replay_kernel_result *r)
     stats_add(&rp->total, &r->totals);
     if (r->timing) {
         rp->timing_total.cycles += r->timing->cycles;
+        rp->timing_total.sm_cycles_active += r->timing->sm_cycles_active;
+        rp->timing_total.warp_cycles += r->timing->warp_cycles;
         rp->timing_total.instructions += r->timing->instructions;
         rp->timing_total.lrc_input_sectors += r->timing->lrc_input_sectors;
         rp->timing_total.lrc.sectors += r->timing->lrc.sectors;

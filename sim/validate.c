@@ -128,6 +128,12 @@ int validate_timing_predicted(const char *metric, const timing_result *t, double
 {
     if (strcmp(metric, "sm__cycles_elapsed.avg") == 0)
         *out = (double)t->cycles;
+    else if (strcmp(metric, "sm__cycles_active.avg") == 0)
+        *out = (double)t->sm_cycles_active;
+    else if (strcmp(metric, "sm__warps_active.sum") == 0)
+        *out = (double)t->warp_cycles;
+    else if (strcmp(metric, "sm__warps_active.avg.pct_of_peak_sustained_active") == 0)
+        *out = t->warps_active_pct;
     else if (strcmp(metric, "smsp__inst_executed.sum") == 0)
         *out = (double)t->instructions;
     else if (strcmp(metric, "lrc__request_sectors_op_read_coalescing_achieved_type_hardware.sum") == 0)

@@ -955,6 +955,96 @@ START_TEST(a_written_back_sector_costs_dram_write_cost)
 }
 END_TEST
 
+/* Achieved occupancy (sm__warps_active, sm__cycles_active): a warp is active
+ * from its CTA's start to its end, and it ends when its EXIT has nothing
+ * left to wait for. One warp, one load of a DRAM line: it ends when the data
+ * is back, which is the kernel's end too (launch costs zeroed: the CTA starts
+ * at 0). One warp of the SM's 64: 1.5625% occupancy; the SM's active cycles
+ * averaged over the 132 SMs, rounded. */
+START_TEST(a_warp_is_active_until_its_load_returns)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    rig_pc(&r, 0, "LDG.E R4, desc[UR4][R2.64]");
+    rig_begin(&r);
+    mem(&r, 0, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, near_address(&c), 4);
+    timing_result res;
+    uint64_t cyc = rig_end(&r, &res);
+    ck_assert_uint_eq(res.warp_cycles, cyc);
+    ck_assert_uint_eq(res.sm_cycles_active, (cyc + 66u) / 132u);
+    ck_assert_double_eq_tol(res.warps_active_pct, 100.0 / 64.0, 1e-9);
+}
+END_TEST
+
+/* A store's warp waits at its EXIT until L2 has taken the store in (ncu's
+ * `drain`): its 4 sectors leave the SM one a cycle, reach L2 l2_in later, and
+ * the acknowledgement comes back l2_out later: 4 + 285 cycles after the
+ * store's tag stage. One warp storing n lines one after another: its last
+ * store waits its turn behind the others at L2's intake, as far as they have
+ * reached L2 when it is replayed (a line's request is booked when store
+ * combining sends it: here at the warp's next store). */
+static timing_result stores_of_one_warp(uint32_t n, uint32_t intake)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_l2_write_bytes_per_cycle = intake;
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    rig_pc(&r, 0, "STG.E desc[UR4][R2.64], R5");
+    rig_begin(&r);
+    uint64_t a = near_address(&c);
+    for (uint32_t i = 0; i < n; i++)
+        mem(&r, 0, 0, 0, TRACE_KIND_ST, TRACE_SPACE_GLOBAL, a + 128u * i, 4);
+    timing_result res;
+    rig_end(&r, &res);
+    return res;
+}
+
+#define STORE_TAGGED 1u /* issued at 0, through the tag stage at 1 */
+START_TEST(a_warp_waits_at_exit_for_its_store_to_be_taken_in)
+{
+    ck_assert_uint_eq(stores_of_one_warp(1, 2290).warp_cycles, STORE_TAGGED + 4u + 285u);
+    /* 64 stores: the SM's queue sends their 256 sectors one a cycle, the last
+     * leaves at 256, then 285 */
+    ck_assert_uint_eq(stores_of_one_warp(64, 2290).warp_cycles, 256u + 285u);
+    /* L2 taking half a sector a cycle: the 63 lines before the last reach it
+     * from cycle ~144 and hold its intake 63 x 8 = 504 cycles, so the last
+     * store's data goes in at ~648 (not 256 + 142 = 398) and its
+     * acknowledgement is back 143 later */
+    ck_assert_uint_eq(stores_of_one_warp(64, 16).warp_cycles, 791u);
+}
+END_TEST
+
+/* A warp whose last record is a barrier waits there for the CTA and exits
+ * when the barrier lets it go (reduce's idle warps). barrier_case's two
+ * warps without warp 1's LDS: both released at 120 + 12 + 2 x 2 = 136, so
+ * each is active 137 cycles. */
+START_TEST(a_warp_at_its_last_barrier_lives_until_the_release)
+{
+    enum { K = 4 };
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 64);
+    for (uint32_t i = 0; i < K; i++)
+        rig_pc(&r, i, "LDS R2, [R2]");
+    rig_pc(&r, K, "STS [R0], R2");
+    rig_pc(&r, K + 1, "BAR.SYNC.DEFER_BLOCKING 0x0");
+    rig_begin(&r);
+    for (uint32_t i = 0; i < K; i++)
+        mem(&r, 0, 0, i, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4);
+    mem(&r, 0, 0, K, TRACE_KIND_ST, TRACE_SPACE_SHARED, 0, 4);
+    bar(&r, 0, 0, K + 1);
+    bar(&r, 0, 1, K + 1);
+    timing_result res;
+    rig_end(&r, &res);
+    ck_assert_uint_eq(res.warp_cycles, 2u * 137u);
+    ck_assert_uint_eq(res.sm_cycles_active, 1u); /* 137 / 132 SMs */
+}
+END_TEST
+
 /* The GPU's dispatcher starts one CTA per 1.5 cycles (exactly, not rounded up
  * per CTA): CTA i starts at ceil(1.5 i). Each CTA's one LDS takes 1 data-stage
  * wavefront + 23. */
@@ -1359,6 +1449,9 @@ Suite *timing_suite(void)
     tcase_add_test(tc, dram_latency_grows_with_its_load);
     tcase_add_test(tc, ctas_dispatch_at_the_exact_rate);
     tcase_add_test(tc, first_wave_ctas_dispatch_per_warp);
+    tcase_add_test(tc, a_warp_is_active_until_its_load_returns);
+    tcase_add_test(tc, a_warp_waits_at_exit_for_its_store_to_be_taken_in);
+    tcase_add_test(tc, a_warp_at_its_last_barrier_lives_until_the_release);
     suite_add_tcase(s, tc);
     TCase *tp = tcase_create("parsing");
     tcase_add_test(tp, sass_registers_are_parsed);

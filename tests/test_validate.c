@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "suites.h"
+#include "timing.h"
 #include "validate.h"
 
 typedef struct measured {
@@ -83,6 +84,25 @@ START_TEST(pred_on_any_split_trusted_only_when_plain_agrees)
 }
 END_TEST
 
+/* validate --timing compares the achieved occupancy ncu reports
+ * (sm__warps_active.avg.pct_of_peak_sustained_active), the warps' active
+ * cycles and the SMs': reported, not failed (docs/timing.md, "Achieved
+ * occupancy"). */
+START_TEST(the_timing_model_predicts_occupancy)
+{
+    timing_result t = {.cycles = 9000, .warp_cycles = 640000, .sm_cycles_active = 5000, .warps_active_pct = 42.5};
+    double v = 0;
+    ck_assert_int_eq(validate_timing_predicted("sm__warps_active.sum", &t, &v), 0);
+    ck_assert(v == 640000.0);
+    ck_assert_int_eq(validate_timing_predicted("sm__cycles_active.avg", &t, &v), 0);
+    ck_assert(v == 5000.0);
+    ck_assert_int_eq(validate_timing_predicted("sm__warps_active.avg.pct_of_peak_sustained_active", &t, &v), 0);
+    ck_assert(v == 42.5);
+    ck_assert_int_eq(validate_timing_tolerance_of("sm__warps_active.sum").kind, VALIDATE_INFO);
+    ck_assert_int_eq(validate_timing_predicted("sm__warps_launched.sum", &t, &v), -1);
+}
+END_TEST
+
 Suite *validate_suite(void)
 {
     Suite *s = suite_create("validate");
@@ -90,6 +110,7 @@ Suite *validate_suite(void)
     tcase_add_test(tc, noisy_hardware_counter_gives_way_to_instrumented);
     tcase_add_test(tc, hardware_counter_stays_exact_without_an_equivalent);
     tcase_add_test(tc, pred_on_any_split_trusted_only_when_plain_agrees);
+    tcase_add_test(tc, the_timing_model_predicts_occupancy);
     suite_add_tcase(s, tc);
     return s;
 }
