@@ -917,6 +917,29 @@ static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
     return c;
 }
 
+/* When warp (cta, warp) would issue its next record, as far as the model
+ * knows now (a replay in time order asks, replay.c): a warp it has seen
+ * issues at its clock; a warp of a CTA that has started, at the CTA's start;
+ * a warp of a CTA not yet started, when its SM's earliest slot frees and
+ * the dispatcher is free (cta_start's time, booking nothing). */
+uint64_t timing_next_issue(const timing *t, uint32_t cta, uint32_t warp, int32_t sm_hint)
+{
+    const warp_state *w = &t->warps[(uint32_t)((uint64_t)cta * t->warps_per_cta + warp) & t->warp_mask];
+    if (w->gen == t->gen && w->cta == cta && w->warp == warp)
+        return w->clock;
+    const cta_state *c = &t->ctas[cta & t->cta_mask];
+    if (c->gen == t->gen && c->cta == cta)
+        return c->start;
+    uint32_t sm = sm_of(t, cta, sm_hint);
+    uint32_t slots = t->info.ctas_per_sm < t->cfg.max_ctas_per_sm ? t->info.ctas_per_sm : t->cfg.max_ctas_per_sm;
+    const uint64_t *ends = &t->slot_end[(size_t)sm * t->cfg.max_ctas_per_sm];
+    uint64_t best = UINT64_MAX;
+    for (uint32_t i = 0; i < slots; i++)
+        best = ends[i] < best ? ends[i] : best;
+    uint64_t at_m = max64(t->next_dispatch_mcycles, best * 1000u);
+    return (at_m + 999u) / 1000u;
+}
+
 /* The CTA ran until at least v: its end, and its slot's while it holds the slot. */
 static void cta_ran_until(timing *t, cta_state *c, uint64_t v)
 {

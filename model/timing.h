@@ -73,6 +73,11 @@ typedef struct timing_result {
 timing *timing_create(const cfg_gpu *c);
 void timing_destroy(timing *t);
 
+/* When warp (cta, warp) would issue its next record as the model knows now:
+ * its clock, its CTA's start, or (a CTA not started) when its SM (sm_hint,
+ * the trace's, or TRACE_SM_UNKNOWN) could start it. For a replay in time order. */
+uint64_t timing_next_issue(const timing *t, uint32_t cta, uint32_t warp, int32_t sm_hint);
+
 /* The observer to give gpu_set_observer: its callbacks feed t. */
 gpu_observer timing_observer(timing *t);
 

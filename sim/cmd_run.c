@@ -13,7 +13,7 @@
 
 static const char run_usage[] =
     "usage: gpumemsim run --config FILE TRACE... [--kernel REGEX] [--format table|csv|json]\n"
-    "                     [-o FILE] [--allow-incomplete] [--timing]\n"
+    "                     [-o FILE] [--allow-incomplete] [--timing [--time-order]]\n"
     "\n"
     "Simulate each TRACE (binary or text form; '-' reads standard input) on the GPU that\n"
     "FILE describes, and print per kernel launch and in total the counters Nsight Compute\n"
@@ -30,7 +30,11 @@ static const char run_usage[] =
     "                      warp instructions it issued (smsp__inst_executed.sum); the\n"
     "                      L2 read sectors become those left after the L2 request coalescer,\n"
     "                      the L2 write requests and sectors those left after the SMs' write\n"
-    "                      queues (both merge by time; without --timing nothing merges)\n";
+    "                      queues (both merge by time; without --timing nothing merges)\n"
+    "  --time-order        with --timing: replay each kernel's records in the timing model's\n"
+    "                      time order (the warp that would issue soonest first, over 64 Ki\n"
+    "                      records read ahead) instead of the trace's; a research option\n"
+    "                      (docs/timing.md, \"Replay in time order\")\n";
 
 static int report_one(void *ctx, const replay_kernel_result *r, err_info *err)
 {
@@ -77,6 +81,8 @@ static int run_with(int argc, char **argv, const char **traces)
             opt.allow_incomplete = true;
         } else if (strcmp(a, "--timing") == 0) {
             opt.timing = true;
+        } else if (strcmp(a, "--time-order") == 0) {
+            opt.time_order = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cmd_fail("run: unknown option '%s' (see gpumemsim run --help)", a);
         } else {

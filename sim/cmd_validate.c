@@ -27,7 +27,7 @@
 static const char validate_usage[] =
     "usage: gpumemsim validate --config FILE CAPTURE... [--format table|csv|markdown]\n"
     "                          [--kernel REGEX] [-o FILE] [--failures-only]\n"
-    "                          [--timing] [--per-pc]\n"
+    "                          [--timing [--time-order]] [--per-pc]\n"
     "\n"
     "A CAPTURE is a trace NAME.trace with the Nsight Compute CSV NAME.ncu.csv beside it\n"
     "(ncu --csv --metrics ... output, unedited), or a folder of such pairs. For every\n"
@@ -45,6 +45,8 @@ static const char validate_usage[] =
     "                    mean absolute percentage error of the cycles. L2 read sectors are\n"
     "                    then those left after the coalescer, L2 write requests and sectors\n"
     "                    those left after the SMs' write queues\n"
+    "  --time-order      with --timing: replay in the timing model's time order (gpumemsim run\n"
+    "                    --help)\n"
     "  --per-pc          compare per SASS instruction with Nsight Compute's source view\n"
     "                    (NAME.source.csv beside each trace): executions, L1 tag requests\n"
     "                    and L2 theoretical sectors of global instructions, n-way shared\n"
@@ -547,6 +549,8 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
         } else if (strcmp(a, "--timing") == 0) {
             v.timing = true;
             v.ropt.timing = true;
+        } else if (strcmp(a, "--time-order") == 0) {
+            v.ropt.time_order = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cmd_fail("validate: unknown option '%s' (see gpumemsim validate --help)", a);
         } else if (expand_capture(a, captures, n_caps, cap_caps, &err) != 0) {

@@ -77,6 +77,10 @@ static uint32_t trace_sm_count(const trace_reader *r)
 
 int replay_options_check(const replay_options *opt, err_info *err)
 {
+    if (opt && opt->time_order && !opt->timing) {
+        err_set(err, "--time-order orders the records by the timing model's clocks: it needs --timing");
+        return -1;
+    }
     if (!opt || !opt->kernel_regex)
         return 0;
     regex_t re;
@@ -89,6 +93,151 @@ int replay_options_check(const replay_options *opt, err_info *err)
     }
     regfree(&re);
     return 0;
+}
+
+/* ---- time order (--time-order) ------------------------------------------------------ */
+
+/* Records a kernel replayed in time order reads ahead at most: 64 Ki trace
+ * events (~20 MiB), so that memory stays bounded whatever the trace's length. */
+#define TIME_ORDER_WINDOW 65536u
+
+/* A kernel's records replayed in the timing model's time order rather than
+ * the trace's (the trace's order is the capture's, under instrumentation):
+ * of the records read ahead (up to `window`), each warp's in its own order,
+ * the next is that of the warp that would issue soonest (timing_next_issue).
+ * The functional model sees the same order, so its L1 and L2 hits follow
+ * time too. Reads up to and including the kernel's end record, which it
+ * leaves in *end (type TRACE_EV_COUNT when the trace ended first). */
+typedef struct to_warp {
+    int32_t head, tail; /* pool indexes of its first and last records read, -1: none */
+} to_warp;
+typedef struct to_heap_entry {
+    uint64_t key;
+    uint32_t warp;
+} to_heap_entry;
+
+static void heap_push(to_heap_entry *h, uint32_t *n, uint64_t key, uint32_t warp)
+{
+    uint32_t i = (*n)++;
+    while (i > 0) {
+        uint32_t p = (i - 1u) / 2u;
+        if (h[p].key < key || (h[p].key == key && h[p].warp <= warp))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = (to_heap_entry){key, warp};
+}
+
+static to_heap_entry heap_pop(to_heap_entry *h, uint32_t *n)
+{
+    to_heap_entry top = h[0], last = h[--*n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2u * i + 1u;
+        if (c >= *n)
+            break;
+        if (c + 1u < *n && (h[c + 1u].key < h[c].key || (h[c + 1u].key == h[c].key && h[c + 1u].warp < h[c].warp)))
+            c++;
+        if (last.key < h[c].key || (last.key == h[c].key && last.warp <= h[c].warp))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = last;
+    return top;
+}
+
+static int replay_kernel_time_ordered(trace_reader *r, gpu *g, timing *tm, const trace_kernel *k, uint32_t window,
+                                      trace_event *end, bool *ended, err_info *err)
+{
+    uint32_t wpc = trace_kernel_warps_per_cta(k);
+    uint64_t n_warps = trace_kernel_ctas(k) * wpc;
+    to_warp *warps = xcalloc(n_warps, sizeof *warps);
+    for (uint64_t i = 0; i < n_warps; i++)
+        warps[i].head = warps[i].tail = -1;
+    trace_event *pool = xcalloc(window, sizeof *pool);
+    int32_t *next = xcalloc(window, sizeof *next);
+    int32_t free_head = 0;
+    for (uint32_t i = 0; i < window; i++)
+        next[i] = i + 1u < window ? (int32_t)(i + 1u) : -1;
+    to_heap_entry *heap = xcalloc(window, sizeof *heap);
+    uint32_t n_heap = 0;
+    gpu_prep *prep = gpu_prep_create(1);
+    int rc = 0;
+    *ended = false;
+    for (;;) {
+        while (!*ended && free_head >= 0) {
+            int32_t at = free_head;
+            trace_event *ev = &pool[at];
+            int got = trace_reader_next(r, ev, err);
+            if (got <= 0) {
+                rc = got < 0 ? -1 : 0;
+                *ended = true; /* the trace ended inside the kernel: the reader says why */
+                break;
+            }
+            if (ev->type != TRACE_EV_MEM && ev->type != TRACE_EV_BARRIER) {
+                *end = *ev;
+                *ended = true;
+                break;
+            }
+            uint32_t cta = ev->type == TRACE_EV_MEM ? ev->mem.cta : ev->barrier.cta;
+            uint32_t wp = ev->type == TRACE_EV_MEM ? ev->mem.warp : ev->barrier.warp;
+            uint64_t wid = (uint64_t)cta * wpc + wp;
+            if (wid >= n_warps) { /* the model refuses it with its message */
+                if (ev->type == TRACE_EV_MEM)
+                    gpu_mem(g, &ev->mem);
+                continue;
+            }
+            free_head = next[at];
+            next[at] = -1;
+            to_warp *w = &warps[wid];
+            if (w->tail >= 0)
+                next[w->tail] = at;
+            else {
+                w->head = at;
+                int32_t sm = ev->type == TRACE_EV_MEM ? ev->mem.sm : ev->barrier.sm;
+                heap_push(heap, &n_heap, timing_next_issue(tm, cta, wp, sm), (uint32_t)wid);
+            }
+            w->tail = at;
+        }
+        if (rc != 0 || n_heap == 0)
+            break;
+        to_heap_entry top = heap_pop(heap, &n_heap);
+        to_warp *w = &warps[top.warp];
+        int32_t at = w->head;
+        trace_event *ev = &pool[at];
+        uint32_t cta = top.warp / wpc, wp = top.warp % wpc;
+        int32_t sm = ev->type == TRACE_EV_MEM ? ev->mem.sm : ev->barrier.sm;
+        uint64_t key = timing_next_issue(tm, cta, wp, sm);
+        if (key > top.key) { /* it moved on since: back in line */
+            heap_push(heap, &n_heap, key, top.warp);
+            continue;
+        }
+        if (ev->type == TRACE_EV_MEM) {
+            gpu_prepare(g, ev, prep, 0);
+            gpu_mem_prepared(g, ev, prep, 0);
+        } else {
+            gpu_barrier(g, &ev->barrier);
+            timing_barrier(tm, &ev->barrier);
+        }
+        w->head = next[at];
+        if (w->head < 0)
+            w->tail = -1;
+        next[at] = free_head;
+        free_head = at;
+        if (w->head >= 0) {
+            const trace_event *nx = &pool[w->head];
+            heap_push(heap, &n_heap, timing_next_issue(tm, cta, wp, nx->type == TRACE_EV_MEM ? nx->mem.sm : nx->barrier.sm),
+                      top.warp);
+        }
+    }
+    gpu_prep_destroy(prep);
+    free(heap);
+    free(next);
+    free(pool);
+    free(warps);
+    return rc;
 }
 
 int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt,
@@ -176,6 +325,19 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
                 rc = -1;
             } else if (simulating && tm) {
                 timing_kernel_begin(tm, ev->kernel, gpu_kernel_info_get(g));
+                if (opt->time_order) {
+                    bool ended = false;
+                    trace_event *endev = &ring[head]; /* the ring is empty: nothing is read beyond a kernel record */
+                    endev->type = TRACE_EV_COUNT;
+                    rc = replay_kernel_time_ordered(r, g, tm, ev->kernel, TIME_ORDER_WINDOW, endev, &ended, err);
+                    if (rc == 0 && endev->type != TRACE_EV_COUNT) {
+                        lines[head] = 0;
+                        count = 1;
+                        body = false;
+                    } else if (rc == 0) {
+                        more = false;
+                    }
+                }
             }
             break;
         case TRACE_EV_MEM:

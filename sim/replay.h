@@ -33,10 +33,13 @@ typedef struct replay_options {
     bool timing;               /* also run the timing model (cfg->timing must be set) */
     bool pc_cycles;            /* with timing: keep where the warps' cycles go, per PC
                                 * (timing_result.pc_cycles) */
+    bool time_order;           /* with timing: replay each kernel's records in the timing
+                                * model's time order, not the trace's (docs/timing.md,
+                                * "Replay in time order") */
 } replay_options;
 
-/* Check the options before any output (a bad --kernel regex): 0, or -1 with
- * err set. */
+/* Check the options before any output (a bad --kernel regex, time order
+ * without timing): 0, or -1 with err set. */
 /* With timing, a launch's totals are the functional model's less the L2 reads
  * the LRC merged (timing_result.lrc, lrc_counts_apply) and the writes the
  * SMs' write queues merged (timing_result.wq, wqueue_counts_apply), so that
