@@ -256,6 +256,8 @@ static int collect(void *ctx, const replay_kernel_result *r, err_info *err)
         d->pc_cycles = xmalloc(((size_t)d->n_pc_cycles + 1u) * sizeof *d->pc_cycles);
         memcpy(d->pc_cycles, r->timing->pc_cycles, (size_t)d->n_pc_cycles * sizeof *d->pc_cycles);
         d->cycles = r->timing->cycles;
+        d->sm_active = r->timing->sm_cycles_active;
+        d->occupancy = r->timing->warps_active_pct;
     }
     return 0;
 }

@@ -60,6 +60,8 @@ typedef struct launch_data {
     uint64_t *pc_cycles;  /* --timing: warp cycles per entry of k's PC table (timing_result.pc_cycles) */
     uint32_t n_pc_cycles;
     uint64_t cycles;      /* --timing: the launch's predicted cycles */
+    uint64_t sm_active;   /* --timing: sm__cycles_active.avg */
+    double occupancy;     /* --timing: sm__warps_active.avg.pct_of_peak_sustained_active */
 } launch_data;
 
 typedef struct collected {
