@@ -125,8 +125,8 @@ static void write_launch_table(FILE *f, const launch_data *d, const ncu_source_k
     for (uint32_t i = 0; i < d->n_pc_cycles; i++)
         warp_cycles += d->pc_cycles[i];
     fprintf(f, "\n== launch %u: %s\n   predicted %" PRIu64 " cycles (sm__cycles_elapsed.avg); an SM active %" PRIu64
-            " (sm__cycles_active.avg),\n   achieved occupancy %.1f%% (sm__warps_active.avg.pct_of_peak_sustained_active); %" PRIu64
-            " warp cycles\n   before the instructions below\n\n",
+            " (sm__cycles_active.avg),\n   achieved occupancy %.1f%% (sm__warps_active.avg.pct_of_peak_sustained_active);\n   %" PRIu64
+            " warp cycles before the instructions below\n\n",
             d->k.launch, d->k.demangled, d->cycles, d->sm_active, d->occupancy, warp_cycles);
     fputs("where the warps wait: per SASS instruction, the share of the warps' cycles spent with it as the\n"
           "next instruction to issue (model), and of Nsight Compute's warp state samples taken at it (ncu)",
