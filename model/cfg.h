@@ -130,6 +130,7 @@ typedef struct cfg_gpu {
     uint32_t t_smem_wavefront_cycles; /* latency each further data-stage wavefront of a shared access or an L1 hit adds */
     uint32_t t_alu_latency_cycles;   /* an arithmetic result is usable this long after its issue; 0: at once */
     bool t_control_words;            /* issue by the SASS control words where the trace has them */
+    bool t_l2_fill_wait;             /* a read waits for its partition's copy of the line to arrive */
     uint32_t t_s2r_cycles;           /* control_words: an S2R/S2UR's result, issue to ready */
     uint32_t t_ldc_cycles;           /* control_words: an LDC's (constant bank, one address) */
     uint32_t t_lrc_window_cycles;    /* an identical read still merges this long after the data came back */

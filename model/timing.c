@@ -464,6 +464,13 @@ typedef struct announced {
  * fetch"). Direct-mapped by line: a slot lost to another line only makes a
  * later read of the first line's sectors return as an L2 hit. */
 #define TIMING_FILL_SLOTS 4096u
+/* l2_fill_wait: when each L2 partition's copy of a line arrives, per (line,
+ * partition); direct-mapped, a later copy takes the slot. */
+#define COPY_SLOTS 16384u
+typedef struct copy_slot {
+    uint64_t key;   /* (line << 2 | partition) + 1; 0: empty */
+    uint64_t ready; /* when the copy's data is at the partition's slice */
+} copy_slot;
 #define TIMING_FETCH_MASKS (1u << CACHE_MAX_SECTORS)
 typedef struct fill_slot {
     uint64_t line;  /* UINT64_MAX: empty */
@@ -548,6 +555,7 @@ struct timing {
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
     uint8_t fetch_beside[TIMING_FETCH_MASKS]; /* a read of sectors m fetches these others when it
                                * misses them all (l2_fetch_blocks(m) & ~m) */
+    copy_slot *copies;        /* [COPY_SLOTS] with l2_fill_wait, else NULL (copy_wait) */
     fill_slot *fills;         /* [TIMING_FILL_SLOTS] the latest fill of each slot's lines that
                                * brought sectors beside those asked for; NULL when L2 fetches
                                * only the sectors asked for (l2.fetch_sectors 1) */
@@ -670,6 +678,8 @@ timing *timing_create(const cfg_gpu *c)
     t->cta_mask = n_ctas - 1u;
     if (c->n_sm_gpc == n_sm)
         t->lrc = lrc_create(c->sm_gpc, n_sm, c->t_lrc_window_cycles);
+    if (c->t_l2_fill_wait)
+        t->copies = xcalloc(COPY_SLOTS, sizeof *t->copies);
     if (c->l2_fetch_sectors > 1u) {
         t->fills = xcalloc(TIMING_FILL_SLOTS, sizeof *t->fills);
         uint32_t spl = c->l2_line_bytes / c->l2_sector_bytes;
@@ -704,6 +714,7 @@ void timing_destroy(timing *t)
     lrc_destroy(t->lrc);
     wqueue_destroy(t->wq);
     free(t->fills);
+    free(t->copies);
     free(t);
 }
 
@@ -785,6 +796,8 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     if (t->fills)
         for (uint32_t i = 0; i < TIMING_FILL_SLOTS; i++)
             t->fills[i].line = UINT64_MAX;
+    if (t->copies)
+        memset(t->copies, 0, COPY_SLOTS * sizeof *t->copies);
     wqueue_reset(t->wq);
     memset(t->slices, 0, t->cfg.l2_slices * sizeof *t->slices);
     memset(t->sms, 0, n_sm * sizeof *t->sms);
@@ -1521,6 +1534,45 @@ static inline __attribute__((always_inline)) uint64_t dram_split_request(timing 
     return ret;
 }
 
+static inline copy_slot *copy_of(const timing *t, uint64_t line, uint32_t partition, uint64_t *key)
+{
+    *key = ((line << 2) | (partition & 3u)) + 1u;
+    return &t->copies[(cache_mix64(*key) >> 40) & (COPY_SLOTS - 1u)];
+}
+
+/* l2_fill_wait: a read of `line` served at `served` gets its data no earlier
+ * than the copy it is served from arrives. The functional L2 has a line from
+ * its miss on, in replay order; the slice holds later reads of it until the
+ * data is there ([MEAS] kernels/hotline.cu: 132 SMs reading one cold line at
+ * once wait as long as one SM reading a line of its own). A read that hit near
+ * waits for the near copy; one that missed near and found the line at home
+ * across the fabric, for the home copy and the way back. A read that missed
+ * records the copy it made near, and a DRAM fill across the fabric the home
+ * copy too. Returns ret, later where it must wait. */
+static inline uint64_t copy_wait(timing *t, const gpu_l2_req *r, uint32_t near, uint32_t home, uint64_t served,
+                                 uint64_t back, uint64_t ret)
+{
+    uint64_t kn, kh;
+    copy_slot *cn = copy_of(t, r->line, near, &kn), *ch = copy_of(t, r->line, home, &kh);
+    uint64_t fabric = t->far_out > t->l2_out ? t->far_out - t->l2_out : 0u;
+    if (r->hit_sectors) {
+        if (cn->key == kn && cn->ready > served)
+            ret = max64(ret, cn->ready + back);
+        return ret;
+    }
+    if (r->far && !r->dram_sectors && ch->key == kh)
+        ret = max64(ret, ch->ready + fabric + back);
+    if (r->miss_sectors) {
+        cn->key = kn;
+        cn->ready = ret - back;
+        if (r->far && r->dram_sectors) {
+            ch->key = kh;
+            ch->ready = ret - back > fabric ? ret - back - fabric : 0u;
+        }
+    }
+    return ret;
+}
+
 /* One request from SM sm leaving L1 at t1; returns when its data (or its
  * acknowledgement) is back at the SM. op is r->op: callers that know it
  * pass it as a constant, and the cases of the others fold away. last: r is
@@ -1590,6 +1642,8 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
         uint64_t d = cal_book(&t->dram, served + t->dram_in, r->dram_sectors);
         ret = max64(ret, d + t->dram_out + back);
     }
+    if (read && t->copies && !last)
+        ret = copy_wait(t, r, near, pl.home, served, back, ret);
     if (read && t->fills && !last) {
         /* sectors another read's fill brought beside its own are there when
          * it is: a read that hit some waits for it; a read that fetched

@@ -1044,6 +1044,41 @@ START_TEST(a_warp_at_its_last_barrier_lives_until_the_release)
     ck_assert_uint_eq(res.sm_cycles_active, 1u); /* 137 / 132 SMs */
 }
 END_TEST
+/* l2_fill_wait ([MEAS] kernels/hotline.cu: SMs reading one cold line at once
+ * all wait for its DRAM fill). CTAs 0 and 2 (SMs 0 and 2: partition 0, other
+ * GPCs, so the LRC does not merge them) load the same cold line homed in
+ * partition 0 at the same moment; the replay sees CTA 0's first, which misses
+ * to DRAM, and CTA 2's then hits in the functional L2. With the key CTA 2's
+ * data comes with CTA 0's fill: both warps are active as long as one alone;
+ * without it CTA 2 gets an L2 hit's latency. */
+static timing_result same_line_loads(bool fill_wait, uint32_t ctas)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.l2_n_gpc_partition = 0; /* SM s in partition s mod 2 */
+    c.t_l2_fill_wait = fill_wait;
+    rig r;
+    rig_open(&r, &c, 3, 32);
+    rig_pc(&r, 0, "LDG.E R4, desc[UR4][R2.64]");
+    rig_begin(&r);
+    uint64_t a = near_address(&c);
+    for (uint32_t cta = 0; cta < ctas; cta += 2)
+        mem(&r, cta, 0, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, a, 4);
+    timing_result res;
+    rig_end(&r, &res);
+    return res;
+}
+
+START_TEST(a_read_of_a_line_on_its_way_waits_for_its_fill)
+{
+    uint64_t alone = same_line_loads(true, 1).warp_cycles;
+    ck_assert_uint_eq(same_line_loads(true, 3).warp_cycles, 2u * alone);
+    timing_result off = same_line_loads(false, 3);
+    ck_assert_uint_lt(off.warp_cycles, 2u * alone - 200u); /* the second at L2-hit latency */
+    ck_assert_uint_eq(same_line_loads(false, 1).warp_cycles, alone); /* one warp: the key changes nothing */
+}
+END_TEST
+
 
 /* The GPU's dispatcher starts one CTA per 1.5 cycles (exactly, not rounded up
  * per CTA): CTA i starts at ceil(1.5 i). Each CTA's one LDS takes 1 data-stage
@@ -1452,6 +1487,7 @@ Suite *timing_suite(void)
     tcase_add_test(tc, a_warp_is_active_until_its_load_returns);
     tcase_add_test(tc, a_warp_waits_at_exit_for_its_store_to_be_taken_in);
     tcase_add_test(tc, a_warp_at_its_last_barrier_lives_until_the_release);
+    tcase_add_test(tc, a_read_of_a_line_on_its_way_waits_for_its_fill);
     suite_add_tcase(s, tc);
     TCase *tp = tcase_create("parsing");
     tcase_add_test(tp, sass_registers_are_parsed);
