@@ -887,12 +887,13 @@ static inline cta_state *cta_get(timing *t, uint32_t cta, uint32_t sm)
 }
 
 /* A CTA seen for the first time (cta_get), in its entry c. */
-static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
+/* SM sm's slot whose occupant ended earliest (0 for a slot never taken in
+ * this kernel), and that end in *end: where and from when its next CTA can
+ * start (cta_start; timing_next_issue asks the same without starting one). */
+static uint32_t earliest_slot(const timing *t, uint32_t sm, uint64_t *end)
 {
-    uint32_t idx = (uint32_t)(c - t->ctas);
     uint32_t slots = t->info.ctas_per_sm < t->cfg.max_ctas_per_sm ? t->info.ctas_per_sm : t->cfg.max_ctas_per_sm;
-    size_t base = (size_t)sm * t->cfg.max_ctas_per_sm;
-    const uint64_t *ends = &t->slot_end[base]; /* 0 for a slot never taken in this kernel */
+    const uint64_t *ends = &t->slot_end[(size_t)sm * t->cfg.max_ctas_per_sm];
     uint32_t best = 0;
     uint64_t best_end = UINT64_MAX;
     for (uint32_t i = 0; i < slots; i++) {
@@ -901,6 +902,16 @@ static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
             best = i;
         }
     }
+    *end = best_end;
+    return best;
+}
+
+static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
+{
+    uint32_t idx = (uint32_t)(c - t->ctas);
+    size_t base = (size_t)sm * t->cfg.max_ctas_per_sm;
+    uint64_t best_end;
+    uint32_t best = earliest_slot(t, sm, &best_end);
     /* one dispatcher for the GPU: a CTA per cta_launch_millicycles, or, for
      * a CTA of the first wave (its slot never held in this kernel), its warps
      * x cta_fill_millicycles_per_warp (findings §16: the first wave starts in
@@ -943,13 +954,9 @@ uint64_t timing_next_issue(const timing *t, uint32_t cta, uint32_t warp, int32_t
     const cta_state *c = &t->ctas[cta & t->cta_mask];
     if (c->gen == t->gen && c->cta == cta)
         return c->start;
-    uint32_t sm = sm_of(t, cta, sm_hint);
-    uint32_t slots = t->info.ctas_per_sm < t->cfg.max_ctas_per_sm ? t->info.ctas_per_sm : t->cfg.max_ctas_per_sm;
-    const uint64_t *ends = &t->slot_end[(size_t)sm * t->cfg.max_ctas_per_sm];
-    uint64_t best = UINT64_MAX;
-    for (uint32_t i = 0; i < slots; i++)
-        best = ends[i] < best ? ends[i] : best;
-    uint64_t at_m = max64(t->next_dispatch_mcycles, best * 1000u);
+    uint64_t best_end;
+    (void)earliest_slot(t, sm_of(t, cta, sm_hint), &best_end);
+    uint64_t at_m = max64(t->next_dispatch_mcycles, best_end * 1000u); /* as cta_start */
     return (at_m + 999u) / 1000u;
 }
 
