@@ -148,8 +148,26 @@ static to_heap_entry heap_pop(to_heap_entry *h, uint32_t *n)
     return top;
 }
 
+/* The warp a memory record or barrier belongs to, and the trace's SM for it. */
+static void event_warp(const trace_event *ev, uint32_t *cta, uint32_t *warp, int32_t *sm)
+{
+    bool mem = ev->type == TRACE_EV_MEM;
+    *cta = mem ? ev->mem.cta : ev->barrier.cta;
+    *warp = mem ? ev->mem.warp : ev->barrier.warp;
+    *sm = mem ? ev->mem.sm : ev->barrier.sm;
+}
+
+/* When the warp of record ev, its next, would issue (timing_next_issue). */
+static uint64_t next_issue(const timing *tm, const trace_event *ev)
+{
+    uint32_t cta, warp;
+    int32_t sm;
+    event_warp(ev, &cta, &warp, &sm);
+    return timing_next_issue(tm, cta, warp, sm);
+}
+
 static int replay_kernel_time_ordered(trace_reader *r, gpu *g, timing *tm, const trace_kernel *k, uint32_t window,
-                                      trace_event *end, bool *ended, err_info *err)
+                                      trace_event *end, err_info *err)
 {
     uint32_t wpc = trace_kernel_warps_per_cta(k);
     uint64_t n_warps = trace_kernel_ctas(k) * wpc;
@@ -165,30 +183,26 @@ static int replay_kernel_time_ordered(trace_reader *r, gpu *g, timing *tm, const
     uint32_t n_heap = 0;
     gpu_prep *prep = gpu_prep_create(1);
     int rc = 0;
-    *ended = false;
+    bool ended = false;
     for (;;) {
-        while (!*ended && free_head >= 0) {
+        while (!ended && free_head >= 0) {
             int32_t at = free_head;
             trace_event *ev = &pool[at];
             int got = trace_reader_next(r, ev, err);
             if (got <= 0) {
                 rc = got < 0 ? -1 : 0;
-                *ended = true; /* the trace ended inside the kernel: the reader says why */
+                ended = true; /* the trace ended inside the kernel: the reader says why */
                 break;
             }
             if (ev->type != TRACE_EV_MEM && ev->type != TRACE_EV_BARRIER) {
                 *end = *ev;
-                *ended = true;
+                ended = true;
                 break;
             }
-            uint32_t cta = ev->type == TRACE_EV_MEM ? ev->mem.cta : ev->barrier.cta;
-            uint32_t wp = ev->type == TRACE_EV_MEM ? ev->mem.warp : ev->barrier.warp;
-            uint64_t wid = (uint64_t)cta * wpc + wp;
-            if (wid >= n_warps) { /* the model refuses it with its message */
-                if (ev->type == TRACE_EV_MEM)
-                    gpu_mem(g, &ev->mem);
-                continue;
-            }
+            uint32_t cta, wp;
+            int32_t sm;
+            event_warp(ev, &cta, &wp, &sm);
+            uint64_t wid = (uint64_t)cta * wpc + wp; /* < n_warps: the reader checked CTA and warp */
             free_head = next[at];
             next[at] = -1;
             to_warp *w = &warps[wid];
@@ -196,7 +210,6 @@ static int replay_kernel_time_ordered(trace_reader *r, gpu *g, timing *tm, const
                 next[w->tail] = at;
             else {
                 w->head = at;
-                int32_t sm = ev->type == TRACE_EV_MEM ? ev->mem.sm : ev->barrier.sm;
                 heap_push(heap, &n_heap, timing_next_issue(tm, cta, wp, sm), (uint32_t)wid);
             }
             w->tail = at;
@@ -207,9 +220,7 @@ static int replay_kernel_time_ordered(trace_reader *r, gpu *g, timing *tm, const
         to_warp *w = &warps[top.warp];
         int32_t at = w->head;
         trace_event *ev = &pool[at];
-        uint32_t cta = top.warp / wpc, wp = top.warp % wpc;
-        int32_t sm = ev->type == TRACE_EV_MEM ? ev->mem.sm : ev->barrier.sm;
-        uint64_t key = timing_next_issue(tm, cta, wp, sm);
+        uint64_t key = next_issue(tm, ev);
         if (key > top.key) { /* it moved on since: back in line */
             heap_push(heap, &n_heap, key, top.warp);
             continue;
@@ -226,11 +237,8 @@ static int replay_kernel_time_ordered(trace_reader *r, gpu *g, timing *tm, const
             w->tail = -1;
         next[at] = free_head;
         free_head = at;
-        if (w->head >= 0) {
-            const trace_event *nx = &pool[w->head];
-            heap_push(heap, &n_heap, timing_next_issue(tm, cta, wp, nx->type == TRACE_EV_MEM ? nx->mem.sm : nx->barrier.sm),
-                      top.warp);
-        }
+        if (w->head >= 0)
+            heap_push(heap, &n_heap, next_issue(tm, &pool[w->head]), top.warp);
     }
     gpu_prep_destroy(prep);
     free(heap);
@@ -326,10 +334,9 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
             } else if (simulating && tm) {
                 timing_kernel_begin(tm, ev->kernel, gpu_kernel_info_get(g));
                 if (opt->time_order) {
-                    bool ended = false;
                     trace_event *endev = &ring[head]; /* the ring is empty: nothing is read beyond a kernel record */
                     endev->type = TRACE_EV_COUNT;
-                    rc = replay_kernel_time_ordered(r, g, tm, ev->kernel, TIME_ORDER_WINDOW, endev, &ended, err);
+                    rc = replay_kernel_time_ordered(r, g, tm, ev->kernel, TIME_ORDER_WINDOW, endev, err);
                     if (rc == 0 && endev->type != TRACE_EV_COUNT) {
                         lines[head] = 0;
                         count = 1;
