@@ -552,6 +552,7 @@ struct timing {
                                * instruction a warp was about to issue); NULL unless kept */
     uint32_t cap_pc_cycles;
     bool keep_pc_cycles;
+    FILE *timeline;      /* timing_set_timeline: a line per memory record, or NULL */
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
     uint8_t fetch_beside[TIMING_FETCH_MASKS]; /* a read of sectors m fetches these others when it
                                * misses them all (l2_fetch_blocks(m) & ~m) */
@@ -813,6 +814,13 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     t->warps_seen = 0;
     if (t->lrc)
         lrc_reset(t->lrc);
+}
+
+void timing_set_timeline(timing *t, FILE *f)
+{
+    t->timeline = f;
+    if (f)
+        fputs(TIMING_TIMELINE_HEADER "\n", f);
 }
 
 void timing_keep_pc_cycles(timing *t, bool on)
@@ -1935,6 +1943,10 @@ static void on_record(void *ctx, const gpu_event *e)
     t->end = max64(t->end, max64(done, w->clock));
     cta_ran_until(t, cs, w->clock);
     warp_ended(t, w, cs, sm, max64(w->clock, drained ? drained : done));
+    if (t->timeline)
+        fprintf(t->timeline, "%u,%u,%u,%u,0x%04x,%s.%s,%llu,%llu\n", t->k->launch, m->cta, m->warp, sm,
+                (unsigned)m->pc, trace_kind_name(m->kind), trace_space_name(m->space), (unsigned long long)at,
+                (unsigned long long)done);
 }
 
 static void on_store_line(void *ctx, uint32_t sm, const gpu_l2_req *r)

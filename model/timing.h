@@ -29,6 +29,7 @@
 #define GMS_TIMING_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cfg.h"
 #include "gpu.h"
@@ -84,6 +85,18 @@ gpu_observer timing_observer(timing *t);
 /* Keep where each kernel's warps spend their cycles, per PC (timing_result.pc_cycles;
  * off by default: it costs the replay a few instructions a record). */
 void timing_keep_pc_cycles(timing *t, bool on);
+
+/* Write one CSV line per memory record to f as the model times it (NULL: none,
+ * the default), after the header TIMING_TIMELINE_HEADER: the launch, the
+ * record's CTA, warp, SM and PC, its operation ("ld.global", "st.shared", ...),
+ * the cycle it issued and the cycle it was done (a load's data in its
+ * registers, a store acknowledged by L2 or, in shared memory, written). Cycles
+ * count from when the first CTA may start (sm__cycles_elapsed.avg adds
+ * [timing] launch_cycles to the last of them). For comparing
+ * the model with a kernel's own clock stamps (docs/timing.md, "The record
+ * timeline"); the caller checks f for write errors. */
+#define TIMING_TIMELINE_HEADER "launch,cta,warp,sm,pc,op,issue,done"
+void timing_set_timeline(timing *t, FILE *f);
 
 /* Start a kernel (after gpu_kernel_begin succeeded: info is its placement). */
 void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info *info);

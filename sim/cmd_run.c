@@ -13,7 +13,8 @@
 
 static const char run_usage[] =
     "usage: gpumemsim run --config FILE TRACE... [--kernel REGEX] [--format table|csv|json]\n"
-    "                     [-o FILE] [--allow-incomplete] [--timing [--time-order]]\n"
+    "                     [-o FILE] [--allow-incomplete]\n"
+    "                     [--timing [--time-order] [--timeline FILE]]\n"
     "\n"
     "Simulate each TRACE (binary or text form; '-' reads standard input) on the GPU that\n"
     "FILE describes, and print per kernel launch and in total the counters Nsight Compute\n"
@@ -34,7 +35,10 @@ static const char run_usage[] =
     "  --time-order        with --timing: replay each kernel's records in the timing model's\n"
     "                      time order (the warp that would issue soonest first, over 64 Ki\n"
     "                      records read ahead) instead of the trace's; a research option\n"
-    "                      (docs/timing.md, \"Replay in time order\")\n";
+    "                      (docs/timing.md, \"Replay in time order\")\n"
+    "  --timeline FILE     with --timing: write a CSV line per memory record to FILE as the\n"
+    "                      model times it: launch,cta,warp,sm,pc,op,issue,done (cycles from\n"
+    "                      the first CTA's dispatch; docs/timing.md, \"The record timeline\")\n";
 
 static int report_one(void *ctx, const replay_kernel_result *r, err_info *err)
 {
@@ -54,7 +58,7 @@ static const char *option_value(int argc, char **argv, int *i)
 /* The command, with traces[] sized for every argument. */
 static int run_with(int argc, char **argv, const char **traces)
 {
-    const char *config_path = NULL, *out_path = NULL;
+    const char *config_path = NULL, *out_path = NULL, *timeline_path = NULL;
     replay_options opt = {.progress = true};
     report_format fmt = REPORT_TABLE;
     int n_traces = 0;
@@ -83,6 +87,9 @@ static int run_with(int argc, char **argv, const char **traces)
             opt.timing = true;
         } else if (strcmp(a, "--time-order") == 0) {
             opt.time_order = true;
+        } else if (strcmp(a, "--timeline") == 0) {
+            if (!(timeline_path = option_value(argc, argv, &i)))
+                return cmd_fail("run: --timeline needs a file");
         } else if (a[0] == '-' && a[1] != '\0') {
             return cmd_fail("run: unknown option '%s' (see gpumemsim run --help)", a);
         } else {
@@ -102,11 +109,18 @@ static int run_with(int argc, char **argv, const char **traces)
     if (opt.timing && !cfg.timing)
         return cmd_fail("run: --timing: %s has no [timing] section (the timing model's constants, docs/timing.md)",
                         config_path);
+    if (timeline_path && !opt.timing)
+        return cmd_fail("run: --timeline writes the timing model's cycles: it needs --timing");
     if (replay_options_check(&opt, &err) != 0)
         return cmd_fail("run: %s", err.msg);
+    if (timeline_path && !(opt.timeline = fopen(timeline_path, "w")))
+        return cmd_fail("run: cannot create %s: %s", timeline_path, strerror(errno));
     FILE *out = stdout;
-    if (out_path && !(out = fopen(out_path, "w")))
+    if (out_path && !(out = fopen(out_path, "w"))) {
+        if (opt.timeline)
+            fclose(opt.timeline);
         return cmd_fail("run: cannot create %s: %s", out_path, strerror(errno));
+    }
 
     report *rp = opt.timing ? report_open_timing(out, fmt, "run", config_path, &cfg)
                             : report_open(out, fmt, "run", config_path, &cfg);
@@ -121,6 +135,8 @@ static int run_with(int argc, char **argv, const char **traces)
         report_abort(rp, err.msg);
         cmd_fail("%s", err.msg);
     }
+    if (opt.timeline && (ferror(opt.timeline) | fclose(opt.timeline)) != 0 && rc == 0)
+        rc = cmd_fail("run: writing %s failed", timeline_path);
     if (out != stdout && fclose(out) != 0 && rc == 0)
         return cmd_fail("run: writing %s failed", out_path);
     return rc;

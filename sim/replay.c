@@ -81,6 +81,10 @@ int replay_options_check(const replay_options *opt, err_info *err)
         err_set(err, "--time-order orders the records by the timing model's clocks: it needs --timing");
         return -1;
     }
+    if (opt && opt->timeline && !opt->timing) {
+        err_set(err, "--timeline writes the timing model's cycles: it needs --timing");
+        return -1;
+    }
     if (!opt || !opt->kernel_regex)
         return 0;
     regex_t re;
@@ -282,6 +286,7 @@ int replay_trace(const char *path, const cfg_gpu *cfg, const replay_options *opt
     if (opt && opt->timing) {
         tm = timing_create(cfg);
         timing_keep_pc_cycles(tm, opt->pc_cycles);
+        timing_set_timeline(tm, opt->timeline);
         gpu_observer obs = timing_observer(tm);
         gpu_set_observer(g, &obs);
     }

@@ -4,6 +4,7 @@
 #define GMS_REPLAY_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "cfg.h"
@@ -36,6 +37,8 @@ typedef struct replay_options {
     bool time_order;           /* with timing: replay each kernel's records in the timing
                                 * model's time order, not the trace's (docs/timing.md,
                                 * "Replay in time order") */
+    FILE *timeline;            /* with timing: a CSV line per memory record as the model
+                                * times it (timing_set_timeline); NULL for none */
 } replay_options;
 
 /* Check the options before any output (a bad --kernel regex, time order

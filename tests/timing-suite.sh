@@ -101,10 +101,36 @@ awk 'BEGIN { n = 0 }
     sort -t "$(printf '\t')" -k1,1 -k2,2 -k3,3 -k4,4 | cut -f5- > build/time-order-b.txt
 for v in a b; do
     "$BIN" run --config configs/h200.ini --timing --time-order --format csv "build/time-order-$v.txt" \
-        > "build/time-order-$v.csv"
+        --timeline "build/timeline-$v.csv" > "build/time-order-$v.csv"
 done
 if ! cmp -s build/time-order-a.csv build/time-order-b.csv; then
     echo "timing-suite: --time-order: stencil2d's report depends on the order of its warps' records" >&2
+    status=1
+fi
+
+# --timeline (docs/timing.md, "The record timeline"): a line per memory record,
+# each done no earlier than it issued and no later than the predicted cycles
+# less launch_cycles; in time order the same lines whatever the trace's order
+records=$(grep -c -E '^(ld|st|atom|red) ' build/time-order-a.txt)
+cycles=$(awk -F, '$(NF - 1) == "sm__cycles_elapsed.avg" { print $NF; exit }' build/time-order-a.csv)
+launch=$(awk -F' *= *' '$1 == "launch_cycles" { print $2 + 0 }' configs/h200.ini)
+if ! awk -F, -v n="$records" -v last=$((cycles - launch)) \
+        'NR == 1 { ok = $0 == "launch,cta,warp,sm,pc,op,issue,done"; next }
+         { ok = ok && NF == 8 && $7 + 0 <= $8 + 0 && $8 + 0 <= last; lines++ }
+         END { exit !(ok && lines == n) }' build/timeline-a.csv; then
+    echo "timing-suite: --timeline: stencil2d's timeline is not $records records issued before done before cycle $((cycles - launch))" >&2
+    status=1
+fi
+sort build/timeline-a.csv > build/timeline-a.sorted
+sort build/timeline-b.csv > build/timeline-b.sorted
+if ! cmp -s build/timeline-a.sorted build/timeline-b.sorted; then
+    echo "timing-suite: --timeline: in time order stencil2d's timeline depends on the order of its warps' records" >&2
+    status=1
+fi
+if "$BIN" run --config configs/h200.ini --timeline build/timeline-x.csv traces/h200/stencil2d.trace \
+        >/dev/null 2>build/timeline.err ||
+        ! grep -q -- "--timeline writes the timing model's cycles: it needs --timing" build/timeline.err; then
+    echo "timing-suite: run --timeline without --timing: no error or an unexpected one: $(cat build/timeline.err)" >&2
     status=1
 fi
 
