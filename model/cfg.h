@@ -131,6 +131,8 @@ typedef struct cfg_gpu {
     uint32_t t_alu_latency_cycles;   /* an arithmetic result is usable this long after its issue; 0: at once */
     bool t_control_words;            /* issue by the SASS control words where the trace has them */
     bool t_l2_fill_wait;             /* a read waits for its partition's copy of the line to arrive */
+    bool t_l1_fill_wait;             /* an L1 hit waits for its line's fill from L2 to arrive */
+    bool t_first_wave_by_sm;         /* an SM's first-wave CTAs start together */
     uint32_t t_s2r_cycles;           /* control_words: an S2R/S2UR's result, issue to ready */
     uint32_t t_ldc_cycles;           /* control_words: an LDC's (constant bank, one address) */
     uint32_t t_lrc_window_cycles;    /* an identical read still merges this long after the data came back */

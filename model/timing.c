@@ -471,6 +471,14 @@ typedef struct copy_slot {
     uint64_t key;   /* (line << 2 | partition) + 1; 0: empty */
     uint64_t ready; /* when the copy's data is at the partition's slice */
 } copy_slot;
+/* l1_fill_wait: when each SM's L1 gets the data of a line it missed, per
+ * (line, SM); direct-mapped, a later fill takes the slot (a slot lost to
+ * another line only makes a later hit on the first line return at once). */
+#define L1_FILL_SLOTS 65536u
+typedef struct l1_fill_slot {
+    uint64_t key;   /* line x SMs + SM + 1; 0: empty */
+    uint64_t ready; /* when the fill's data is in the SM's L1 */
+} l1_fill_slot;
 #define TIMING_FETCH_MASKS (1u << CACHE_MAX_SECTORS)
 typedef struct fill_slot {
     uint64_t line;  /* UINT64_MAX: empty */
@@ -544,6 +552,7 @@ struct timing {
     uint64_t end;             /* latest completion of anything */
     uint64_t next_dispatch_mcycles; /* the GPU starts no CTA before this, 1/1000 cycle */
     uint64_t fill_mcycles;          /* what a first-wave CTA costs the dispatcher, 1/1000 cycle */
+    uint64_t sm_wave_mcycles;       /* first_wave_by_sm: what an SM's first wave costs it */
     uint64_t lrc_in;
     uint64_t issued;          /* warp instructions issued: records, barriers and the
                                * instructions counted between them (issue_to) */
@@ -557,6 +566,7 @@ struct timing {
     uint8_t fetch_beside[TIMING_FETCH_MASKS]; /* a read of sectors m fetches these others when it
                                * misses them all (l2_fetch_blocks(m) & ~m) */
     copy_slot *copies;        /* [COPY_SLOTS] with l2_fill_wait, else NULL (copy_wait) */
+    l1_fill_slot *l1_fills;   /* [L1_FILL_SLOTS] with l1_fill_wait, else NULL (l1_fill_ready) */
     fill_slot *fills;         /* [TIMING_FILL_SLOTS] the latest fill of each slot's lines that
                                * brought sectors beside those asked for; NULL when L2 fetches
                                * only the sectors asked for (l2.fetch_sectors 1) */
@@ -681,6 +691,8 @@ timing *timing_create(const cfg_gpu *c)
         t->lrc = lrc_create(c->sm_gpc, n_sm, c->t_lrc_window_cycles);
     if (c->t_l2_fill_wait)
         t->copies = xcalloc(COPY_SLOTS, sizeof *t->copies);
+    if (c->t_l1_fill_wait)
+        t->l1_fills = xcalloc(L1_FILL_SLOTS, sizeof *t->l1_fills);
     if (c->l2_fetch_sectors > 1u) {
         t->fills = xcalloc(TIMING_FILL_SLOTS, sizeof *t->fills);
         uint32_t spl = c->l2_line_bytes / c->l2_sector_bytes;
@@ -716,6 +728,7 @@ void timing_destroy(timing *t)
     wqueue_destroy(t->wq);
     free(t->fills);
     free(t->copies);
+    free(t->l1_fills);
     free(t);
 }
 
@@ -799,6 +812,8 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
             t->fills[i].line = UINT64_MAX;
     if (t->copies)
         memset(t->copies, 0, COPY_SLOTS * sizeof *t->copies);
+    if (t->l1_fills)
+        memset(t->l1_fills, 0, L1_FILL_SLOTS * sizeof *t->l1_fills);
     wqueue_reset(t->wq);
     memset(t->slices, 0, t->cfg.l2_slices * sizeof *t->slices);
     memset(t->sms, 0, n_sm * sizeof *t->sms);
@@ -808,6 +823,12 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     t->next_dispatch_mcycles = 0;
     t->fill_mcycles = t->cfg.t_cta_fill_mcycles_per_warp ? (uint64_t)t->cfg.t_cta_fill_mcycles_per_warp * t->warps_per_cta
                                                          : t->cfg.t_cta_launch_mcycles;
+    /* first_wave_by_sm: an SM's first wave is the grid's share of an SM, at
+     * most its slots */
+    uint64_t grid = (uint64_t)k->grid[0] * k->grid[1] * k->grid[2];
+    uint64_t share = (grid + n_sm - 1u) / n_sm, slots = info->ctas_per_sm < t->cfg.max_ctas_per_sm
+                                                          ? info->ctas_per_sm : t->cfg.max_ctas_per_sm;
+    t->sm_wave_mcycles = (share < slots ? share : slots) * t->fill_mcycles;
     t->lrc_in = 0;
     t->life_done = 0;
     t->issued = 0;
@@ -894,7 +915,14 @@ static inline cta_state *cta_get(timing *t, uint32_t cta, uint32_t sm)
     return cta_start(t, c, cta, sm);
 }
 
-/* A CTA seen for the first time (cta_get), in its entry c. */
+/* first_wave_by_sm (findings §20: an SM's first-wave CTAs start within 32 ns
+ * of each other): a CTA for a slot of SM sm never held in this kernel
+ * (best_end 0) after another such starts with the SM's first one. */
+static inline bool joins_sm_wave(const timing *t, uint32_t sm, uint64_t best_end)
+{
+    return t->cfg.t_first_wave_by_sm && best_end == 0 && t->sms[sm].ctas_started > 0;
+}
+
 /* SM sm's slot whose occupant ended earliest (0 for a slot never taken in
  * this kernel), and that end in *end: where and from when its next CTA can
  * start (cta_start; timing_next_issue asks the same without starting one). */
@@ -914,6 +942,7 @@ static uint32_t earliest_slot(const timing *t, uint32_t sm, uint64_t *end)
     return best;
 }
 
+/* A CTA seen for the first time (cta_get), in its entry c. */
 static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
 {
     uint32_t idx = (uint32_t)(c - t->ctas);
@@ -928,7 +957,12 @@ static cta_state *cta_start(timing *t, cta_state *c, uint32_t cta, uint32_t sm)
      * CTA (1,277 became 2,000 millicycles when CTAs came faster than slots) */
     uint64_t at_m = max64(t->next_dispatch_mcycles, best_end * 1000u);
     uint64_t start = (at_m + 999u) / 1000u;
-    t->next_dispatch_mcycles = at_m + (best_end == 0 ? t->fill_mcycles : t->cfg.t_cta_launch_mcycles);
+    if (joins_sm_wave(t, sm, best_end))
+        start = t->sms[sm].first_start; /* dispatched with the SM's first, which paid for it */
+    else if (best_end != 0)
+        t->next_dispatch_mcycles = at_m + t->cfg.t_cta_launch_mcycles;
+    else
+        t->next_dispatch_mcycles = at_m + (t->cfg.t_first_wave_by_sm ? t->sm_wave_mcycles : t->fill_mcycles);
     t->sm_slots[base + best] = idx + 1u;
     t->slot_end[base + best] = start;
     memset(c, 0, sizeof *c);
@@ -963,8 +997,11 @@ uint64_t timing_next_issue(const timing *t, uint32_t cta, uint32_t warp, int32_t
     if (c->gen == t->gen && c->cta == cta)
         return c->start;
     uint64_t best_end;
-    (void)earliest_slot(t, sm_of(t, cta, sm_hint), &best_end);
-    uint64_t at_m = max64(t->next_dispatch_mcycles, best_end * 1000u); /* as cta_start */
+    uint32_t sm = sm_of(t, cta, sm_hint);
+    (void)earliest_slot(t, sm, &best_end);
+    if (joins_sm_wave(t, sm, best_end)) /* as cta_start */
+        return t->sms[sm].first_start;
+    uint64_t at_m = max64(t->next_dispatch_mcycles, best_end * 1000u);
     return (at_m + 999u) / 1000u;
 }
 
@@ -1687,6 +1724,42 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     return ret;
 }
 
+/* ---- L1's fills (l1_fill_wait) ---------------------------------------------------- */
+
+static inline l1_fill_slot *l1_fill_of(const timing *t, uint32_t sm, uint64_t line, uint64_t *key)
+{
+    *key = line * t->cfg.sm_count + sm + 1u;
+    return &t->l1_fills[(cache_mix64(*key) >> 40) & (L1_FILL_SLOTS - 1u)];
+}
+
+/* l1_fill_wait: the latest arrival of a fill still on its way to SM sm's L1
+ * among the lines a load reads (0: none). The functional L1 has a line from
+ * its miss on, in replay order; the L1's miss status holds later loads of it
+ * until the data is there ([MEAS] kernels/mmtimed.cu: matrixMul_naive's warps
+ * wait about an L2 round trip per block of loads though 85% hit L1). */
+static uint64_t l1_fill_ready(const timing *t, uint32_t sm, const coal_result *lines)
+{
+    uint64_t ready = 0, key;
+    for (uint32_t i = 0; lines && i < lines->n_lines; i++) {
+        const l1_fill_slot *f = l1_fill_of(t, sm, lines->lines[i].line, &key);
+        if (f->key == key)
+            ready = max64(ready, f->ready);
+    }
+    return ready;
+}
+
+/* A read request of SM sm for line missed in L1: the line is on its way until
+ * `back`, when the request's data is. */
+static void l1_fill_note(timing *t, uint32_t sm, uint64_t line, uint64_t back)
+{
+    uint64_t key;
+    l1_fill_slot *f = l1_fill_of(t, sm, line, &key);
+    if (f->key != key || f->ready < back) {
+        f->key = key;
+        f->ready = back;
+    }
+}
+
 /* ---- the SM's write queue (wqueue.h) ----------------------------------------------- */
 
 #define WQ_MAX_LINES 32u /* lines one warp's store can touch: one per lane */
@@ -1915,8 +1988,12 @@ static void on_record(void *ctx, const gpu_event *e)
         } else if (n_l2 == 0) {
             /* an L1 hit: the data stage as a shared access's */
             done = data_ready(t, w, sm, tagged, e->data_wavefronts, c->t_l1_hit_cycles);
+            if (t->l1_fills)
+                done = max64(done, l1_fill_ready(t, sm, e->lines));
         } else {
             done = tagged + c->t_l1_hit_cycles;
+            if (t->l1_fills) /* its lines that hit wait for fills on their way */
+                done = max64(done, l1_fill_ready(t, sm, e->lines));
             for (uint32_t i = 0; i < n_l2; i++) {
                 /* a read request leaves through the SM's queue towards L2 */
                 const gpu_l2_req *r = &e->l2[i];
@@ -1925,6 +2002,8 @@ static void on_record(void *ctx, const gpu_event *e)
                                     ? l2_request(t, sm, r, read_queue(t, sm, tagged), GPU_L2_READ, last)
                                     : l2_request(t, sm, r, tagged, (gpu_l2_op)r->op, last);
                 done = max64(done, back);
+                if (t->l1_fills && r->op == GPU_L2_READ)
+                    l1_fill_note(t, sm, r->line, back);
             }
             if (e->data_wavefronts > 1)
                 done = cal1_book(&t->smcal[sm_cal_data(t, sm)], done, e->data_wavefronts);

@@ -1079,6 +1079,74 @@ START_TEST(a_read_of_a_line_on_its_way_waits_for_its_fill)
 }
 END_TEST
 
+/* l1_fill_wait ([MEAS] kernels/mmtimed.cu: matrixMul_naive's warps wait about
+ * an L2 round trip for loads that mostly hit L1). Warps 0 and 1 of CTA 0 (one
+ * SM, two sub-partitions) load the same cold line at the same moment; the
+ * replay sees warp 0's first, which misses to DRAM, and warp 1's then hits in
+ * the functional L1. With the key warp 1's data comes with warp 0's fill:
+ * both are active as long as one alone; without it warp 1 gets an L1 hit's
+ * latency. */
+static timing_result same_line_in_one_sm(bool fill_wait, uint32_t warps)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_l1_fill_wait = fill_wait;
+    rig r;
+    rig_open(&r, &c, 1, 64);
+    rig_pc(&r, 0, "LDG.E R4, desc[UR4][R2.64]");
+    rig_begin(&r);
+    for (uint32_t w = 0; w < warps; w++)
+        mem(&r, 0, w, 0, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, near_address(&c), 4);
+    timing_result res;
+    rig_end(&r, &res);
+    return res;
+}
+
+START_TEST(an_l1_hit_on_a_line_on_its_way_waits_for_its_fill)
+{
+    uint64_t alone = same_line_in_one_sm(true, 1).warp_cycles;
+    ck_assert_uint_gt(alone, 685u); /* a DRAM round trip */
+    ck_assert_uint_eq(same_line_in_one_sm(true, 2).warp_cycles, 2u * alone);
+    timing_result off = same_line_in_one_sm(false, 2);
+    ck_assert_uint_lt(off.warp_cycles, alone + 100u); /* the second at an L1 hit's latency */
+    ck_assert_uint_eq(same_line_in_one_sm(false, 1).warp_cycles, alone); /* one warp: the key changes nothing */
+}
+END_TEST
+
+/* first_wave_by_sm (findings §20, kernels/banktimed.cu: an SM's first-wave
+ * CTAs start within 32 ns of each other). 264 one-warp CTAs, two an SM (CTA i
+ * on SM i mod 132), 0.16 cycles a warp for the dispatcher: one CTA after
+ * another, SM s's second CTA (CTA s + 132) starts ~21 cycles after its
+ * first; by SM, with it. Each CTA's one LDS is done 24 cycles after its
+ * start, so an SM is active 24 cycles by SM and ~45 otherwise. */
+static timing_result two_ctas_an_sm(bool by_sm)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_cta_fill_mcycles_per_warp = 160;
+    c.t_first_wave_by_sm = by_sm;
+    rig r;
+    rig_open(&r, &c, 264, 32);
+    rig_pc(&r, 0, "LDS R2, [R0]");
+    rig_begin(&r);
+    for (uint32_t cta = 0; cta < 264; cta++)
+        mem(&r, cta, 0, 0, TRACE_KIND_LD, TRACE_SPACE_SHARED, 0, 4);
+    timing_result res;
+    rig_end(&r, &res);
+    return res;
+}
+
+START_TEST(an_sm_s_first_wave_starts_together)
+{
+    timing_result by_sm = two_ctas_an_sm(true), one_by_one = two_ctas_an_sm(false);
+    ck_assert_uint_eq(by_sm.sm_cycles_active, 24u);
+    ck_assert_uint_ge(one_by_one.sm_cycles_active, 44u);
+    /* the dispatcher's work is the same: SM 131's two CTAs start at ceil(131 x
+     * 0.32) = 42 by SM, CTA 263 at ceil(263 x 0.16) = 43 one by one */
+    ck_assert_uint_eq(by_sm.cycles, 42u + 24u);
+    ck_assert_uint_eq(one_by_one.cycles, 43u + 24u);
+}
+END_TEST
 
 /* The GPU's dispatcher starts one CTA per 1.5 cycles (exactly, not rounded up
  * per CTA): CTA i starts at ceil(1.5 i). Each CTA's one LDS takes 1 data-stage
@@ -1488,6 +1556,8 @@ Suite *timing_suite(void)
     tcase_add_test(tc, a_warp_waits_at_exit_for_its_store_to_be_taken_in);
     tcase_add_test(tc, a_warp_at_its_last_barrier_lives_until_the_release);
     tcase_add_test(tc, a_read_of_a_line_on_its_way_waits_for_its_fill);
+    tcase_add_test(tc, an_l1_hit_on_a_line_on_its_way_waits_for_its_fill);
+    tcase_add_test(tc, an_sm_s_first_wave_starts_together);
     suite_add_tcase(s, tc);
     TCase *tp = tcase_create("parsing");
     tcase_add_test(tp, sass_registers_are_parsed);
