@@ -1988,11 +1988,12 @@ static void on_record(void *ctx, const gpu_event *e)
         } else if (n_l2 == 0) {
             /* an L1 hit: the data stage as a shared access's */
             done = data_ready(t, w, sm, tagged, e->data_wavefronts, c->t_l1_hit_cycles);
-            if (t->l1_fills)
+            if (t->l1_fills && m->kind == TRACE_KIND_LD)
                 done = max64(done, l1_fill_ready(t, sm, e->lines));
         } else {
             done = tagged + c->t_l1_hit_cycles;
-            if (t->l1_fills) /* its lines that hit wait for fills on their way */
+            if (t->l1_fills && m->kind == TRACE_KIND_LD) /* its lines that hit wait for fills on their way
+                                                           * (atomics are L2's business) */
                 done = max64(done, l1_fill_ready(t, sm, e->lines));
             for (uint32_t i = 0; i < n_l2; i++) {
                 /* a read request leaves through the SM's queue towards L2 */
