@@ -36,9 +36,9 @@ static const char run_usage[] =
     "                      time order (the warp that would issue soonest first, over 64 Ki\n"
     "                      records read ahead) instead of the trace's; a research option\n"
     "                      (docs/timing.md, \"Replay in time order\")\n"
-    "  --timeline FILE     with --timing: write a CSV line per memory record to FILE as the\n"
-    "                      model times it: launch,cta,warp,sm,pc,op,issue,done (cycles from\n"
-    "                      the first CTA's dispatch; docs/timing.md, \"The record timeline\")\n";
+    "  --timeline FILE     with --timing and one TRACE: write a CSV line per memory record to\n"
+    "                      FILE as the model times it: launch,cta,warp,sm,pc,op,issue,done (cycles\n"
+    "                      from the first CTA's dispatch; docs/timing.md, \"The record timeline\")\n";
 
 static int report_one(void *ctx, const replay_kernel_result *r, err_info *err)
 {
@@ -111,6 +111,8 @@ static int run_with(int argc, char **argv, const char **traces)
                         config_path);
     if (timeline_path && !opt.timing)
         return cmd_fail("run: --timeline writes the timing model's cycles: it needs --timing");
+    if (timeline_path && n_traces > 1) /* launch numbers restart in each trace: its lines would be ambiguous */
+        return cmd_fail("run: --timeline takes one trace, got %d", n_traces);
     if (replay_options_check(&opt, &err) != 0)
         return cmd_fail("run: %s", err.msg);
     if (timeline_path && !(opt.timeline = fopen(timeline_path, "w")))

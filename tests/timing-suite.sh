@@ -127,6 +127,12 @@ if ! cmp -s build/timeline-a.sorted build/timeline-b.sorted; then
     echo "timing-suite: --timeline: in time order stencil2d's timeline depends on the order of its warps' records" >&2
     status=1
 fi
+if "$BIN" run --config configs/h200.ini --timing --timeline build/timeline-x.csv traces/h200/stencil2d.trace \
+        traces/h200/stencil2d.trace >/dev/null 2>build/timeline.err ||
+        ! grep -q -- "--timeline takes one trace, got 2" build/timeline.err; then
+    echo "timing-suite: run --timeline with two traces: no error or an unexpected one: $(cat build/timeline.err)" >&2
+    status=1
+fi
 if "$BIN" run --config configs/h200.ini --timeline build/timeline-x.csv traces/h200/stencil2d.trace \
         >/dev/null 2>build/timeline.err ||
         ! grep -q -- "--timeline writes the timing model's cycles: it needs --timing" build/timeline.err; then
