@@ -15,8 +15,8 @@
  *
  * usage: banktimed OUTFILE [BLOCKS [WARM [LOADS [FLUSH]]]]   writes "cta sm warp g0..g5
  * c0..c5" per warp (start, loads issued, tile in shared memory, after the
- * barrier, after the shared loads, end) and prints on stderr, per dispatch round of the grid
- * (CTA / SMs), when its warps' tiles were in (ns after the grid's first
+ * barrier, after the shared loads, end) and prints on stderr, per round of CTA numbers
+ * (CTA / SMs; not an SM's own order, findings §20), when its warps' tiles were in (ns after the grid's first
  * start) as ventiles, and the SMs' active cycles. WARM = 1 launches the
  * kernel once before the stamped launch, so that the buffers' address
  * translations are warm (findings §19: a host copy leaves them cold, and

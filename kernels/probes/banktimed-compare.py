@@ -13,8 +13,9 @@ Per warp: when its 16 loads had issued and when its tile was in shared memory
 (the H200: the stamps after the loads and after the stores to shared memory;
 the model: its last global load's issue and its last shared store's issue),
 in SM cycles after the grid's first warp started (the H200's %globaltimer
-scaled by its clock64 rate; the model's first record). Printed per dispatch
-round (CTA / SMs: round 0 is each SM's first CTA) as mean and deciles, then
+scaled by its clock64 rate; the model's first record). Printed per round of
+CTA numbers (CTA / SMs; not an SM's own order: the H200 gives SM 124 CTAs 0,
+84, 192 and 288, findings §20) as mean and deciles, then
 each warp's wait from issued to tile in, and the spread of tile-in times
 over an SM's warps.
 """
