@@ -464,21 +464,23 @@ typedef struct announced {
  * fetch"). Direct-mapped by line: a slot lost to another line only makes a
  * later read of the first line's sectors return as an L2 hit. */
 #define TIMING_FILL_SLOTS 4096u
-/* l2_fill_wait: when each L2 partition's copy of a line arrives, per (line,
- * partition); direct-mapped, a later copy takes the slot. */
+/* When a line's data arrives where a later read finds it before it is there
+ * (the functional caches have a line from its miss on): a direct-mapped table
+ * by key, a later arrival taking the slot. A slot lost to another key only
+ * makes a later read of the first one return as the functional caches say.
+ *  - l2_fill_wait: an L2 partition's copy, key (line << 2 | partition) + 1;
+ *  - l1_fill_wait: an SM's L1 fill, key line x SMs + SM + 1. */
 #define COPY_SLOTS 16384u
-typedef struct copy_slot {
-    uint64_t key;   /* (line << 2 | partition) + 1; 0: empty */
-    uint64_t ready; /* when the copy's data is at the partition's slice */
-} copy_slot;
-/* l1_fill_wait: when each SM's L1 gets the data of a line it missed, per
- * (line, SM); direct-mapped, a later fill takes the slot (a slot lost to
- * another line only makes a later hit on the first line return at once). */
 #define L1_FILL_SLOTS 65536u
-typedef struct l1_fill_slot {
-    uint64_t key;   /* line x SMs + SM + 1; 0: empty */
-    uint64_t ready; /* when the fill's data is in the SM's L1 */
-} l1_fill_slot;
+typedef struct arrival_slot {
+    uint64_t key;   /* 0: empty */
+    uint64_t ready; /* when the data is there */
+} arrival_slot;
+
+static inline arrival_slot *arrival_of(arrival_slot *table, uint32_t slots, uint64_t key)
+{
+    return &table[(cache_mix64(key) >> 40) & (slots - 1u)];
+}
 #define TIMING_FETCH_MASKS (1u << CACHE_MAX_SECTORS)
 typedef struct fill_slot {
     uint64_t line;  /* UINT64_MAX: empty */
@@ -565,8 +567,8 @@ struct timing {
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
     uint8_t fetch_beside[TIMING_FETCH_MASKS]; /* a read of sectors m fetches these others when it
                                * misses them all (l2_fetch_blocks(m) & ~m) */
-    copy_slot *copies;        /* [COPY_SLOTS] with l2_fill_wait, else NULL (copy_wait) */
-    l1_fill_slot *l1_fills;   /* [L1_FILL_SLOTS] with l1_fill_wait, else NULL (l1_fill_ready) */
+    arrival_slot *copies;     /* [COPY_SLOTS] with l2_fill_wait, else NULL (copy_wait) */
+    arrival_slot *l1_fills;   /* [L1_FILL_SLOTS] with l1_fill_wait, else NULL (l1_fill_ready) */
     fill_slot *fills;         /* [TIMING_FILL_SLOTS] the latest fill of each slot's lines that
                                * brought sectors beside those asked for; NULL when L2 fetches
                                * only the sectors asked for (l2.fetch_sectors 1) */
@@ -1586,10 +1588,10 @@ static inline __attribute__((always_inline)) uint64_t dram_split_request(timing 
     return ret;
 }
 
-static inline copy_slot *copy_of(const timing *t, uint64_t line, uint32_t partition, uint64_t *key)
+static inline arrival_slot *copy_of(const timing *t, uint64_t line, uint32_t partition, uint64_t *key)
 {
     *key = ((line << 2) | (partition & 3u)) + 1u;
-    return &t->copies[(cache_mix64(*key) >> 40) & (COPY_SLOTS - 1u)];
+    return arrival_of(t->copies, COPY_SLOTS, *key);
 }
 
 /* l2_fill_wait: a read of `line` served at `served` gets its data no earlier
@@ -1605,7 +1607,7 @@ static inline uint64_t copy_wait(timing *t, const gpu_l2_req *r, uint32_t near, 
                                  uint64_t back, uint64_t ret)
 {
     uint64_t kn, kh;
-    copy_slot *cn = copy_of(t, r->line, near, &kn), *ch = copy_of(t, r->line, home, &kh);
+    arrival_slot *cn = copy_of(t, r->line, near, &kn), *ch = copy_of(t, r->line, home, &kh);
     uint64_t fabric = t->far_out > t->l2_out ? t->far_out - t->l2_out : 0u;
     if (r->hit_sectors) {
         if (cn->key == kn && cn->ready > served)
@@ -1726,10 +1728,10 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
 
 /* ---- L1's fills (l1_fill_wait) ---------------------------------------------------- */
 
-static inline l1_fill_slot *l1_fill_of(const timing *t, uint32_t sm, uint64_t line, uint64_t *key)
+static inline arrival_slot *l1_fill_of(const timing *t, uint32_t sm, uint64_t line, uint64_t *key)
 {
     *key = line * t->cfg.sm_count + sm + 1u;
-    return &t->l1_fills[(cache_mix64(*key) >> 40) & (L1_FILL_SLOTS - 1u)];
+    return arrival_of(t->l1_fills, L1_FILL_SLOTS, *key);
 }
 
 /* l1_fill_wait: the latest arrival of a fill still on its way to SM sm's L1
@@ -1741,7 +1743,7 @@ static uint64_t l1_fill_ready(const timing *t, uint32_t sm, const coal_result *l
 {
     uint64_t ready = 0, key;
     for (uint32_t i = 0; lines && i < lines->n_lines; i++) {
-        const l1_fill_slot *f = l1_fill_of(t, sm, lines->lines[i].line, &key);
+        const arrival_slot *f = l1_fill_of(t, sm, lines->lines[i].line, &key);
         if (f->key == key)
             ready = max64(ready, f->ready);
     }
@@ -1753,7 +1755,7 @@ static uint64_t l1_fill_ready(const timing *t, uint32_t sm, const coal_result *l
 static void l1_fill_note(timing *t, uint32_t sm, uint64_t line, uint64_t back)
 {
     uint64_t key;
-    l1_fill_slot *f = l1_fill_of(t, sm, line, &key);
+    arrival_slot *f = l1_fill_of(t, sm, line, &key);
     if (f->key != key || f->ready < back) {
         f->key = key;
         f->ready = back;
@@ -1969,6 +1971,9 @@ static void on_record(void *ctx, const gpu_event *e)
     if (m->space == TRACE_SPACE_SHARED) {
         done = data_ready(t, w, sm, at, e->data_wavefronts, c->t_smem_cycles); /* §10: N-way LDS, 22 + 2N */
     } else {
+        /* l1_fill_wait: a load's lines that hit wait for fills on their way
+         * (atomics are L2's business) */
+        uint64_t fill = t->l1_fills && m->kind == TRACE_KIND_LD ? l1_fill_ready(t, sm, e->lines) : 0;
         uint64_t tagged = cal1_book(&t->smcal[sm_cal_tag(t, sm)], at, e->tag_wavefronts);
         uint32_t n_l2 = e->n_l2 < GPU_OBS_MAX_L2 ? e->n_l2 : GPU_OBS_MAX_L2;
         /* a reduction is acknowledged as a store is: one round trip to L2
@@ -1987,14 +1992,9 @@ static void on_record(void *ctx, const gpu_event *e)
             drained = store_accepted(t, sent, e->lines ? e->lines->n_sectors : 1u);
         } else if (n_l2 == 0) {
             /* an L1 hit: the data stage as a shared access's */
-            done = data_ready(t, w, sm, tagged, e->data_wavefronts, c->t_l1_hit_cycles);
-            if (t->l1_fills && m->kind == TRACE_KIND_LD)
-                done = max64(done, l1_fill_ready(t, sm, e->lines));
+            done = max64(data_ready(t, w, sm, tagged, e->data_wavefronts, c->t_l1_hit_cycles), fill);
         } else {
-            done = tagged + c->t_l1_hit_cycles;
-            if (t->l1_fills && m->kind == TRACE_KIND_LD) /* its lines that hit wait for fills on their way
-                                                           * (atomics are L2's business) */
-                done = max64(done, l1_fill_ready(t, sm, e->lines));
+            done = max64(tagged + c->t_l1_hit_cycles, fill);
             for (uint32_t i = 0; i < n_l2; i++) {
                 /* a read request leaves through the SM's queue towards L2 */
                 const gpu_l2_req *r = &e->l2[i];

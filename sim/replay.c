@@ -81,10 +81,6 @@ int replay_options_check(const replay_options *opt, err_info *err)
         err_set(err, "--time-order orders the records by the timing model's clocks: it needs --timing");
         return -1;
     }
-    if (opt && opt->timeline && !opt->timing) {
-        err_set(err, "--timeline writes the timing model's cycles: it needs --timing");
-        return -1;
-    }
     if (!opt || !opt->kernel_regex)
         return 0;
     regex_t re;

@@ -38,7 +38,9 @@ typedef struct replay_options {
                                 * model's time order, not the trace's (docs/timing.md,
                                 * "Replay in time order") */
     FILE *timeline;            /* with timing: a CSV line per memory record as the model
-                                * times it (timing_set_timeline); NULL for none */
+                                * times it (timing_set_timeline); NULL for none. Without
+                                * timing there are no cycles to write: run refuses it
+                                * before opening the file */
 } replay_options;
 
 /* Check the options before any output (a bad --kernel regex, time order
