@@ -41,13 +41,6 @@
 
 static const char *USAGE = "OUTFILE [BLOCKS [WARM [LOADS [FLUSH]]]]";
 
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
 template <int LOADS>
 __global__ void smemStride4Timed(const float *global_data, float *out, unsigned long long *g, long long *c,
                                  unsigned *smid)
@@ -91,16 +84,6 @@ __global__ void smemStride4Timed(const float *global_data, float *out, unsigned 
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
         smid[w] = sm;
     }
-}
-
-__global__ void readAll(const float4 *p, size_t n, float *sink)
-{
-    float acc = 0.0f;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float4 v = p[i];
-        acc += v.x + v.y + v.z + v.w;
-    }
-    if (acc == 12345.0f) sink[0] = acc;
 }
 
 static void summary(const char *what, std::vector<long long> v)
@@ -163,7 +146,7 @@ int main(int argc, char **argv)
         float *scratch = dev_alloc<float>(sfloats), *sink = dev_alloc<float>(1);
         CHECK(cudaMemset(scratch, 0, sfloats * sizeof(float)));
         for (int r = 0; r < 2; ++r) {
-            readAll<<<132 * 8, 256>>>((const float4 *)scratch, sfloats / 4, sink);
+            read_all<<<132 * 8, 256>>>((const float4 *)scratch, sfloats / 4, sink);
             CHECK_LAUNCH();
         }
         CHECK(cudaFree(scratch));

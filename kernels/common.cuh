@@ -118,6 +118,29 @@ __device__ static inline unsigned long long globaltimer(void)
     return t;
 }
 
+/* The SM's cycle counter; the clobber keeps memory accesses on their side of
+ * the read (a load issued before it, a store after it), so that two reads
+ * time what lies between them. */
+__device__ static inline long long clock_now(void)
+{
+    long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
+    return t;
+}
+
+/* Reads n float4 of p over the grid: a buffer larger than L2 read this way
+ * leaves L2 full of its clean lines, none of the probe's (the probes' flush
+ * without a profiler). sink is written never, but keeps the loads. */
+__global__ void read_all(const float4 *p, size_t n, float *sink)
+{
+    float acc = 0.0f;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        float4 v = p[i];
+        acc += v.x + v.y + v.z + v.w;
+    }
+    if (acc == 12345.0f) sink[0] = acc;
+}
+
 /* A 32-bit integer hash (the "lowbias32" finaliser): the probes' and the
  * generated inputs' pseudo-random numbers, the same on host and device. */
 __host__ __device__ static inline unsigned int hash_mix32(unsigned int x)

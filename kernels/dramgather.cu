@@ -37,13 +37,6 @@ __device__ static inline float load_cg(const float *p)
     return v;
 }
 
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
 /* the line lane k of step s of CTA cta reads (k < lines); seq: CTAs read
  * runs of lines 32 x STEPS + 777 apart. rand: CTA 0 as the one-warp runs
  * always did; the others mix their number in, or their steps would meet

@@ -47,13 +47,6 @@ __device__ static inline float load_cg(const float *p)
     return v;
 }
 
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
 /* the line of step s of a pass that reads lines of seed `seed` */
 __host__ __device__ static inline size_t line_of(int s, unsigned seed, size_t n_lines)
 {
@@ -86,16 +79,6 @@ __global__ void chase(const float *buf, size_t n_lines, unsigned seed, bool reve
         acc += v;
     }
     sink[threadIdx.x] = acc;
-}
-
-__global__ void read_all(const float4 *p, size_t n, float *sink)
-{
-    float acc = 0.0f;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float4 v = p[i];
-        acc += v.x + v.y + v.z + v.w;
-    }
-    if (acc == 12345.0f) sink[0] = acc; /* never: keeps the loads */
 }
 
 /* L2 emptied: 256 MiB elsewhere written (dirty lines) or read (clean ones) */

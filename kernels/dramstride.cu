@@ -29,13 +29,6 @@ __device__ static inline float load_cg(const float *p)
     return v;
 }
 
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
 /* step s's first line: pseudo-random, aligned to 4 MiB less the span of the
  * 16 lines so that a step's lines stay in the buffer */
 __host__ __device__ static inline size_t base_of(int s, unsigned salt, size_t n_lines, size_t span_lines)

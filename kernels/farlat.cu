@@ -33,15 +33,6 @@ __device__ static float load_cg(const float *p)
     return v;
 }
 
-/* the clock, with a memory clobber so that the shared-memory store before it
- * (which must wait for the load's value) is not moved past it */
-__device__ static long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
 __global__ void farLatency(const float *buf, int lines, unsigned sm_a, unsigned sm_b,
                            unsigned *flag, unsigned *lat_a, unsigned *lat_b, float *sink)
 {

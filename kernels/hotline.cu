@@ -31,13 +31,6 @@ __device__ static inline float load_cg(const float *p)
     return v;
 }
 
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
 __global__ void now(unsigned long long *t)
 {
     *t = globaltimer();
@@ -77,16 +70,6 @@ __global__ void hot(const float *buf, size_t n_lines, bool same, unsigned long l
         smid[blockIdx.x] = sm;
     }
     sink[blockIdx.x * 32 + threadIdx.x] = acc;
-}
-
-__global__ void read_all(const float4 *p, size_t n, float *sink)
-{
-    float acc = 0.0f;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float4 v = p[i];
-        acc += v.x + v.y + v.z + v.w;
-    }
-    if (acc == 12345.0f) sink[0] = acc;
 }
 
 static void ventiles(const char *what, std::vector<unsigned> v)

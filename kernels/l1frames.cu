@@ -61,13 +61,6 @@ __device__ static inline int load_cg(const int *p)
     asm volatile("ld.global.cg.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-    return t;
-}
-
 __device__ static inline int load_ca(const int *p)
 {
     int v;

@@ -40,13 +40,6 @@ __device__ static inline long long line_of(const layout &t, long long i)
     return i / t.chunk * t.distance + i % t.chunk;
 }
 
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-    return t;
-}
-
 __global__ void l1Hash(const int *buf, const layout *tests, int ntests, unsigned *hits, unsigned *maps,
                        long long *lat, unsigned *bins)
 {

@@ -37,13 +37,6 @@ __device__ static inline int load_cg(const int *p)
     asm volatile("ld.global.cg.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-    return t;
-}
-
 /* mode 0: the target is local word k; mode 1: global line k (a check of the
  * method). zero is a 0 the compiler cannot see. */
 __global__ void localSet(const int *buf, const int *lines, int warp, int k, int mode, int nlines, int zero,

@@ -43,13 +43,6 @@ __device__ static inline int load_cg(const int *p)
     asm volatile("ld.global.cg.s32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
-    return t;
-}
-
 /* out: the cycles of the target's second load */
 __global__ void evictTest(const int *buf, const int *list, int n, int target, long long *out)
 {

@@ -27,13 +27,6 @@
 
 static const char *USAGE = "OUTFILE";
 
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
 __global__ void matrixMulNaiveTimed(const float *Md, const float *Nd, float *Pd, long long *stamps, unsigned *smid)
 {
     long long t[STAMPS];

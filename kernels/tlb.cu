@@ -39,13 +39,6 @@ __device__ static inline float load_cg(const float *p)
     return v;
 }
 
-__device__ static inline long long clock_now(void)
-{
-    long long t;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t)::"memory");
-    return t;
-}
-
 /* CTA `worker` (one thread) reads line `line` of PAGES pages `stride` apart;
  * the other CTAs only place it on another SM */
 __global__ void touch(const float *buf, unsigned stride, unsigned line, unsigned worker, unsigned *lat,
@@ -81,16 +74,6 @@ __global__ void burst(const float *buf, unsigned *lat, float *sink)
     sink[1 + blockIdx.x] = v;
     long long t1 = clock_now();
     lat[blockIdx.x] = (unsigned)(t1 - t0);
-}
-
-__global__ void read_all(const float4 *p, size_t n, float *sink)
-{
-    float acc = 0.0f;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float4 v = p[i];
-        acc += v.x + v.y + v.z + v.w;
-    }
-    if (acc == 12345.0f) sink[0] = acc;
 }
 
 int main(int argc, char **argv)
