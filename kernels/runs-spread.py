@@ -2,13 +2,13 @@
 """runs-spread.py - how much a metric moves between runs of the same kernel,
 and how far the model is from the median run (docs/timing.md, docs/findings.md §5).
 
-usage: kernels/runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing] [--tolerance PERCENT]]
-                               [--exclude REGEX]
+usage: kernels/runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing [--time-order]]
+                               [--tolerance PERCENT]] [--exclude REGEX]
 
 DIR: folders of ncu --csv files, NAME.ncu.csv or NAME.rK.ncu.csv (the suite's
 traces/h200 and measure.sh's --dest folders); each file is one run of NAME.
 With --model, BIN run [--timing] --format csv on DIR/NAME.trace gives the
-model's value of METRIC, its error against the median run, and how far it
+model's value of METRIC (--time-order: BIN run --timing --time-order), its error against the median run, and how far it
 lies outside the runs' range ("outside": 0 between the smallest and the
 largest run, else its error against the nearer of the two).
 Prints one row per kernel, then the mean absolute error against the median
@@ -60,8 +60,9 @@ def gpu_of(config):
 
 def main(argv):
     if len(argv) < 2:
-        fail("usage: runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing] [--tolerance PERCENT]]")
+        fail("usage: runs-spread.py METRIC DIR... [--model BIN --config INI --traces DIR [--timing [--time-order]] [--tolerance PERCENT]] [--exclude REGEX]")
     metric, dirs, model, config, traces, timing, tol, exclude = argv[0], [], None, None, None, False, 2.0, None
+    time_order = False
     i = 1
     while i < len(argv):
         a = argv[i]
@@ -92,10 +93,14 @@ def main(argv):
             i += 2
         elif a == "--timing":
             timing, i = True, i + 1
+        elif a == "--time-order":
+            time_order, i = True, i + 1
         else:
             dirs.append(a); i += 1
     if model and not (config and traces):
         fail("--model needs --config and --traces")
+    if time_order and not timing:
+        fail("--time-order needs --timing")
     gpu = None
     if config:
         if not os.path.isfile(config):
@@ -130,7 +135,7 @@ def main(argv):
             if not os.path.exists(tr):
                 print(row + f" {'-':>10} {'-':>8}")
                 continue
-            cmd = [model, "run", "--config", config, "--format", "csv"] + (["--timing"] if timing else []) + [tr]
+            cmd = [model, "run", "--config", config, "--format", "csv"] + (["--timing"] if timing else []) + (["--time-order"] if time_order else []) + [tr]
             out = subprocess.run(cmd, capture_output=True, text=True)
             if out.returncode != 0:
                 fail(f"{' '.join(cmd)}: {out.stderr.strip()}")
