@@ -162,6 +162,7 @@ struct gpu {
 };
 
 static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb_line *ln);
+static void hint_store_line(void *ctx, uint64_t line);
 
 
 /* ---- the observer (gpu.h): what one L2 request did, from the counters it moved */
@@ -232,7 +233,7 @@ gpu *gpu_create(const cfg_gpu *c)
     g->sm_partition = xcalloc(c->sm_count, sizeof *g->sm_partition);
     for (uint32_t s = 0; s < c->sm_count; s++)
         g->sm_partition[s] = cfg_partition_of_sm(c, s);
-    g->wc = wcomb_create(send_store_line, g);
+    g->wc = wcomb_create(send_store_line, hint_store_line, g);
     return g;
 }
 
@@ -709,6 +710,13 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
         g->obs.store_line(g->obs.ctx, sm, &r);
     }
     s->v[STAT_L1_M_WRITE_SECTORS] += cache_popcount(ln->sector_mask);
+}
+
+/* A line of stores leaves for L2 soon: start loading its L2 sets */
+static void hint_store_line(void *ctx, uint64_t line)
+{
+    const gpu *g = ctx;
+    l2_prefetch(g->l2, line);
 }
 
 /* load_lines' L2 reads with an observer: each request's outcome kept

@@ -32,6 +32,7 @@ typedef struct index_slot {
 
 struct wcomb {
     wcomb_send_fn send;
+    wcomb_hint_fn hint;
     void *ctx;
     entry *ring;      /* [WCOMB_CAP] */
     uint32_t head;    /* next ring slot to allocate */
@@ -50,10 +51,11 @@ static inline uint32_t home(uint32_t h)
     return h & (INDEX_SLOTS - 1u);
 }
 
-wcomb *wcomb_create(wcomb_send_fn send, void *ctx)
+wcomb *wcomb_create(wcomb_send_fn send, wcomb_hint_fn hint, void *ctx)
 {
     wcomb *w = xcalloc(1, sizeof *w);
     w->send = send;
+    w->hint = hint;
     w->ctx = ctx;
     w->ring = xcalloc(WCOMB_CAP, sizeof *w->ring);
     w->index = xcalloc(INDEX_SLOTS, sizeof *w->index);
@@ -150,8 +152,15 @@ void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t ta
         uint32_t ri = w->head;
         w->head = (w->head + 1u) % WCOMB_CAP;
         e = &w->ring[ri];
-        /* the entry after next is reused soon: start loading it */
-        __builtin_prefetch(&w->ring[(ri + 2u) % WCOMB_CAP], 1, 3);
+        /* the entry four on is reused soon: start loading it; the one two
+         * on (loaded two allocations ago) will be sent then, and its lines'
+         * writes find their L2 sets cold unless hinted now: a warp that
+         * stores and exits is sent only when the ring comes round */
+        __builtin_prefetch(&w->ring[(ri + 4u) % WCOMB_CAP], 1, 3);
+        const entry *next = &w->ring[(ri + 2u) % WCOMB_CAP];
+        if (w->hint)
+            for (uint32_t i = 0; i < next->n_lines; i++)
+                w->hint(w->ctx, next->lines[i].line);
         if (e->n_lines) {
             send_entry(w, e, find_slot(w, e->cta, e->warp, hash32(e->cta, e->warp)));
             s = find_slot(w, cta, warp, h32); /* the deletion may have moved slots */

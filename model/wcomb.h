@@ -32,9 +32,14 @@ typedef struct wcomb_line {
 /* Called for each line an entry sends; tag is what wcomb_store was given. */
 typedef void (*wcomb_send_fn)(void *ctx, uint32_t sm, uint32_t tag, const wcomb_line *line);
 
+/* A hint that line will be sent soon (its entry is the next the ring reuses).
+ * Changes nothing. */
+typedef void (*wcomb_hint_fn)(void *ctx, uint64_t line);
+
 typedef struct wcomb wcomb;
 
-wcomb *wcomb_create(wcomb_send_fn send, void *ctx);
+/* hint may be NULL */
+wcomb *wcomb_create(wcomb_send_fn send, wcomb_hint_fn hint, void *ctx);
 void wcomb_destroy(wcomb *w);
 /* Drop every entry unsent (start of a kernel). */
 void wcomb_reset(wcomb *w);
