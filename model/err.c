@@ -1,10 +1,14 @@
 /* err.c - error messages (always one line) and the allocation wrappers. */
+/* madvise(MADV_HUGEPAGE) is a Linux hint outside POSIX; everything else here is C11 + POSIX */
+#define _DEFAULT_SOURCE
 #include "err.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Messages quote names and values read from files (a kernel's name, a CSV
  * field, a config value), which may hold any byte. Shown as is, a newline
@@ -100,6 +104,28 @@ void *xcalloc(size_t count, size_t size)
     if (!p)
         out_of_memory(count * size);
     return p;
+}
+
+#define HUGE_BYTES ((size_t)2 << 20)
+
+/* calloc, not memset: a big calloc is fresh zero pages, touched only where used */
+void *xcalloc_lines(size_t count, size_t size, void **raw)
+{
+    size_t n = count * size;
+    size_t a = 64u;
+#ifdef MADV_HUGEPAGE
+    if (n >= HUGE_BYTES / 2u) { /* whole huge pages */
+        a = HUGE_BYTES;
+        n = (n + HUGE_BYTES - 1u) & ~(HUGE_BYTES - 1u);
+    }
+#endif
+    *raw = xcalloc(n + a, 1);
+    uintptr_t p = ((uintptr_t)*raw + a - 1u) & ~(uintptr_t)(a - 1u);
+#ifdef MADV_HUGEPAGE
+    if (a == HUGE_BYTES)
+        (void)madvise((void *)p, n, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+#endif
+    return (void *)p;
 }
 
 void *xrealloc(void *p, size_t n)

@@ -32,5 +32,11 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* count x size zeroed bytes starting on a 64-byte line; *raw is what to free.
+ * Tables of half a huge page or more (megabytes read at random) get whole
+ * huge pages where the system has them, so that a lookup, or the prefetch
+ * that precedes it, does not also wait for a page walk; the memory is the
+ * same either way. */
+void *xcalloc_lines(size_t count, size_t size, void **raw);
 
 #endif

@@ -20,8 +20,7 @@ lrc *lrc_create(const uint8_t *sm_gpc, uint32_t sm_count, uint32_t window)
             l->gpcs = sm_gpc[s] + 1u;
     l->window = window;
     size_t bytes = (size_t)l->gpcs * LRC_SETS * sizeof *l->table;
-    l->table_raw = xcalloc(bytes + 64u, 1);
-    l->table = (lrc_set *)(((uintptr_t)l->table_raw + 63u) & ~(uintptr_t)63u);
+    l->table = xcalloc_lines(bytes, 1, &l->table_raw);
     l->gen = 1;
     return l;
 }

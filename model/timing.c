@@ -1,9 +1,6 @@
 /* timing.c - warp clocks, resource calendars, CTA slots, barriers, the L2
  * request coalescer, and the prefetching of a record's hot entries when the
  * replay announces it (the rules are in timing.h and docs/timing.md). */
-/* madvise(MADV_HUGEPAGE) is a Linux hint outside POSIX (as in cache.c) */
-#define _DEFAULT_SOURCE 1
-
 #include "timing.h"
 
 #include <assert.h>
@@ -11,7 +8,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "cache.h"
 #include "coal.h"
@@ -392,34 +388,6 @@ typedef struct warp_state {
 _Static_assert(sizeof(warp_state) == 256, "warp_state: four cache lines");
 
 #define LINE_BYTES 64u
-#define HUGE_BYTES ((size_t)2 << 20)
-
-/* count x size zeroed bytes starting on a cache line; *raw is what to free.
- * The warp, CTA and calendar tables (megabytes, read at random: each record's
- * warp and CTA entries are usually in other pages than the last record's) get
- * huge pages where the system has them, so that the prefetches of their
- * entries do not each wait for a page walk; the memory is the same either
- * way. calloc, not memset: a big calloc is fresh zero pages, touched only
- * where used. */
-static void *xcalloc_lines(size_t count, size_t size, void **raw)
-{
-    size_t n = count * size;
-    size_t a = LINE_BYTES;
-#ifdef MADV_HUGEPAGE
-    if (n >= HUGE_BYTES / 2u) { /* half a huge page or more: whole huge pages */
-        a = HUGE_BYTES;
-        n = (n + HUGE_BYTES - 1u) & ~(HUGE_BYTES - 1u);
-    }
-#endif
-    *raw = xcalloc(n + a, 1);
-    uintptr_t p = ((uintptr_t)*raw + a - 1u) & ~(uintptr_t)(a - 1u);
-#ifdef MADV_HUGEPAGE
-    if (a == HUGE_BYTES)
-        (void)madvise((void *)p, n, MADV_HUGEPAGE); /* a hint: failure changes nothing */
-#endif
-    return (void *)p;
-}
-
 typedef struct cta_state {
     uint32_t gen;        /* kernel generation; 0 = empty */
     uint32_t cta;

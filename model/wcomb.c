@@ -35,6 +35,7 @@ struct wcomb {
     wcomb_hint_fn hint;
     void *ctx;
     entry *ring;      /* [WCOMB_CAP] */
+    void *ring_raw;   /* what to free */
     uint32_t head;    /* next ring slot to allocate */
     index_slot *index;     /* [INDEX_SLOTS] */
 };
@@ -57,7 +58,7 @@ wcomb *wcomb_create(wcomb_send_fn send, wcomb_hint_fn hint, void *ctx)
     w->send = send;
     w->hint = hint;
     w->ctx = ctx;
-    w->ring = xcalloc(WCOMB_CAP, sizeof *w->ring);
+    w->ring = xcalloc_lines(WCOMB_CAP, sizeof *w->ring, &w->ring_raw);
     w->index = xcalloc(INDEX_SLOTS, sizeof *w->index);
     return w;
 }
@@ -66,7 +67,7 @@ void wcomb_destroy(wcomb *w)
 {
     if (!w)
         return;
-    free(w->ring);
+    free(w->ring_raw);
     free(w->index);
     free(w);
 }
