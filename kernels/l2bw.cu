@@ -19,9 +19,12 @@
  * whether loads L1 caches are held to the same number in flight per warp
  * (docs/findings.md §12, ninth session).
  *
- * usage: l2bw W CTAS KIB [SMS]   (KIB a power of two) CTAs placed on SMs
- * numbered SMS or higher (default: none) return at once, so SMS SMs read
- * with every CTA the scheduler gives them (CTAS 2 x 132: two each). One
+ * usage: l2bw W CTAS KIB [SMS [FIRST]]   (KIB a power of two) CTAs placed on SMs
+ * numbered SMS or higher (default: none), or below FIRST (default 0), return
+ * at once, so SMs FIRST to SMS - 1 read with every CTA the scheduler gives
+ * them (CTAS 2 x 132: two each). GMS_L2BW_SMS=LIST in the environment (SM
+ * numbers, comma-separated, each below 160) reads on exactly those SMs
+ * instead (kernels/probes/slicemap.sh). One
  * line per pattern on stderr: the reading CTAs and SMs, cycles (mean and
  * slowest reading CTA), and per SM cycle (mean CTA) the grid's requests and
  * sectors, per reading SM its sectors, and per nanosecond its bytes. */
@@ -30,18 +33,24 @@
 #define ITERS 256 /* loop iterations per warp */
 #define UNROLL 16 /* independent loads per iteration */
 
-static const char *USAGE = "W CTAS KIB [SMS]";
+static const char *USAGE = "W CTAS KIB [SMS [FIRST]]";
 
 /* PATTERN is a template argument and the loads fill an array before they
  * are added, so each iteration's UNROLL loads are all issued before the
  * first is waited for (a runtime pattern test between the loads, or adding
  * each as it comes, left two or three loads in flight per warp). */
+/* The SMs that read: a bit per SM number. */
+struct sm_set {
+    unsigned bits[5];
+};
+
 template <int PATTERN, bool CACHED>
-__global__ void readLoop(const float *in, unsigned lines, unsigned active_sms, long long *cycles,
+__global__ void readLoop(const float *in, unsigned lines, sm_set reading, long long *cycles,
                          unsigned long long *ns, float *sink)
 {
     unsigned lane = threadIdx.x % 32;
-    if (smid() >= active_sms) { /* this SM stays idle: the others' rate alone */
+    unsigned me = smid();
+    if (me >= 160 || !(reading.bits[me / 32] >> (me % 32) & 1u)) { /* this SM stays idle: the others' rate alone */
         if (threadIdx.x == 0) cycles[blockIdx.x] = -1;
         return;
     }
@@ -88,11 +97,30 @@ __global__ void readLoop(const float *in, unsigned lines, unsigned active_sms, l
 int main(int argc, char **argv)
 {
     g_prog = "l2bw";
-    if (argc != 4 && argc != 5) usage_fail(USAGE, "expected 3 or 4 arguments");
+    if (argc < 4 || argc > 6) usage_fail(USAGE, "expected 3 to 5 arguments");
     int w = (int)parse_long(argv[1], "W", 1, 32, USAGE);
     int ctas = (int)parse_long(argv[2], "CTAS", 1, 4096, USAGE);
     long kib = parse_long(argv[3], "KIB", 1, 1 << 21, USAGE);
-    unsigned sms = argc == 5 ? (unsigned)parse_long(argv[4], "SMS", 1, 1024, USAGE) : 1024u;
+    unsigned sms = argc >= 5 ? (unsigned)parse_long(argv[4], "SMS", 1, 1024, USAGE) : 1024u;
+    unsigned first = argc == 6 ? (unsigned)parse_long(argv[5], "FIRST", 0, 1023, USAGE) : 0u;
+    if (first >= sms) usage_fail(USAGE, "FIRST must be below SMS");
+    sm_set reading = {{0, 0, 0, 0, 0}};
+    for (unsigned k = first; k < sms && k < 160; ++k) reading.bits[k / 32] |= 1u << (k % 32);
+    const char *list = getenv("GMS_L2BW_SMS");
+    if (list) {
+        reading = sm_set{{0, 0, 0, 0, 0}};
+        sms = 0;
+        for (const char *q = list; *q;) {
+            char *end;
+            long k = strtol(q, &end, 10);
+            if (end == q || k < 0 || k >= 160 || (*end && *end != ',')) usage_fail(USAGE, "GMS_L2BW_SMS: expected SM numbers below 160, comma-separated");
+            reading.bits[k / 32] |= 1u << (k % 32);
+            sms++;
+            q = *end ? end + 1 : end;
+        }
+        first = 0;
+        fprintf(stderr, "l2bw: reading on SMs %s (GMS_L2BW_SMS)\n", list);
+    }
     setup_device();
     if (kib & (kib - 1)) usage_fail(USAGE, "KIB must be a power of two");
     size_t lines = (size_t)kib * 1024 / 128;
@@ -112,11 +140,11 @@ int main(int argc, char **argv)
     for (int p = 0; p < 3; ++p) {
         for (int rep = 0; rep < 2; ++rep) { /* the first: warm-up (fills L2, TLB, icache) */
             if (p == 0)
-                (cached ? readLoop<0, true> : readLoop<0, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, sms, d, dn, sink);
+                (cached ? readLoop<0, true> : readLoop<0, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, reading, d, dn, sink);
             else if (p == 1)
-                (cached ? readLoop<1, true> : readLoop<1, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, sms, d, dn, sink);
+                (cached ? readLoop<1, true> : readLoop<1, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, reading, d, dn, sink);
             else
-                (cached ? readLoop<2, true> : readLoop<2, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, sms, d, dn, sink);
+                (cached ? readLoop<2, true> : readLoop<2, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, reading, d, dn, sink);
             CHECK_LAUNCH();
         }
         CHECK(cudaMemcpy(h, d, ctas * sizeof(long long), cudaMemcpyDeviceToHost));
@@ -136,7 +164,7 @@ int main(int argc, char **argv)
         }
         mean /= reading;
         int placed = ctas < 132 ? ctas : 132; /* a CTA per SM first (docs/findings.md §2d) */
-        int reading_sms = (int)sms < placed ? (int)sms : placed;
+        int reading_sms = list ? (int)sms : ((int)sms < placed ? (int)sms : placed) - (int)first;
         double inst = (double)reading * w * ITERS * UNROLL;
         fprintf(stderr,
                 "W %2d CTAS %4d (reading %4d on %3d SMs) KIB %6ld %s: %.0f cycles mean, %lld slowest, %llu ns; "

@@ -11,15 +11,21 @@
  *
  * Values are small integers, so every sum is exact.
  *
+ *   spmvVectorLat  spmvVector (one iteration: NNZ = 32) with every warp's
+ *                gather of x timed on its SM's clock (docs/findings.md §21)
+ *
  * usage: spmv scalar|vector|scalar-timed|vector-timed [ROWS]   (default 2^13 rows of 32 entries; blocks
- *        of 64 threads: 128 blocks for scalar, 4,096 for vector) */
+ *        of 64 threads: 128 blocks for scalar, 4,096 for vector)
+ *        spmv vector-lat ROWS WARM   WARM 1: a first launch, then L2 emptied by reading 96 MiB,
+ *                                    then the stamped launch (as the suite's ncu passes find it:
+ *                                    translations warm, data in DRAM); 0: the stamped launch only */
 #include "common.cuh"
 
 #define NNZ 32
 #define BLOCK 64
 #define BAND 1024
 
-static const char *USAGE = "scalar|vector|scalar-timed|vector-timed [ROWS]";
+static const char *USAGE = "scalar|vector|scalar-timed|vector-timed [ROWS] | vector-lat ROWS WARM";
 
 __global__ void spmvScalar(const int *row_ptr, const int *col, const float *val, const float *x, float *y,
                            int rows)
@@ -88,16 +94,66 @@ __global__ void spmvVectorTimed(const int *row_ptr, const int *col, const float 
     }
 }
 
+/* spmvVector with lane 0 of each warp reading its SM's clock before its loads
+ * of col and val, after a shared store that waits for both, and after a
+ * shared store that waits for its gather of x: the gather's latency on the
+ * H200, beside the model's for the same kernel (kernels/probes/spmvlat.sh).
+ * The clobber of clock_now keeps each load and store on its side of a read;
+ * a warp issues in order, so a read after a store waits for the store's data.
+ * The GPU's clock (%globaltimer, ns) at the first read (g0) and after the
+ * warp's stores issued (g3, with the SM's clock t3 after it) place the warps
+ * of all SMs on one time line; tb and gb, read first of all, say how long the
+ * warp took to reach its first load (its parameters from the constant bank). */
+#define LAT_STAMPS 9
+__global__ void spmvVectorLat(const int *row_ptr, const int *col, const float *val, const float *x, float *y,
+                              int rows, long long *stamps)
+{
+    long long tb = clock_now(); /* the warp's first instructions: before its parameters are read */
+    unsigned long long gb = globaltimer();
+    __shared__ float sink_mem[BLOCK];
+    volatile float *sink = sink_mem; /* volatile: the stores stay */
+    int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+    if (warp >= rows) return;
+    int k = row_ptr[warp] + lane; /* NNZ = 32: one entry a lane */
+    long long t0 = clock_now();
+    unsigned long long g0 = globaltimer();
+    int c = col[k];
+    float v = val[k];
+    sink[threadIdx.x] = v + (float)c;
+    long long t1 = clock_now();
+    float xv = x[c];
+    sink[threadIdx.x] = xv;
+    long long t2 = clock_now();
+    float sum = v * xv;
+    for (int off = 16; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off);
+    if (lane == 0) {
+        long long *st = stamps + LAT_STAMPS * (size_t)warp;
+        y[warp] = sum;
+        st[0] = t0;
+        st[1] = t1;
+        st[2] = t2;
+        st[3] = smid();
+        st[4] = (long long)g0;
+        st[5] = (long long)globaltimer(); /* after the stores before it issued */
+        st[6] = clock_now();
+        st[7] = tb;
+        st[8] = (long long)gb;
+    }
+}
+
 int main(int argc, char **argv)
 {
     g_prog = "spmv";
-    if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
+    if (argc < 2 || argc > 4) usage_fail(USAGE, "expected 1 to 3 arguments");
     const char *mode = argv[1];
+    int lat = strcmp(mode, "vector-lat") == 0;
     int vtimed = strcmp(mode, "vector-timed") == 0;
-    int vector = strcmp(mode, "vector") == 0 || vtimed, timed = strcmp(mode, "scalar-timed") == 0;
+    int vector = strcmp(mode, "vector") == 0 || vtimed || lat, timed = strcmp(mode, "scalar-timed") == 0;
     if (!vector && !timed && strcmp(mode, "scalar") != 0) usage_fail(USAGE, "unknown mode '%s'", mode);
+    if (lat != (argc == 4)) usage_fail(USAGE, lat ? "vector-lat takes ROWS and WARM" : "WARM is vector-lat's");
     int rows = 1 << 13;
     if (argc > 2) rows = (int)parse_long(argv[2], "ROWS", BAND, 1 << 22, USAGE);
+    int warm = lat ? (int)parse_long(argv[3], "WARM", 0, 1, USAGE) : 0;
     setup_device();
 
     size_t nnz = (size_t)rows * NNZ;
@@ -132,11 +188,25 @@ int main(int argc, char **argv)
     unsigned long long *dstamps = NULL;
     size_t nstamps = 4 * ((size_t)blocks * BLOCK / 32);
     if (vtimed) nstamps = 3 * (size_t)rows;
-    if (timed || vtimed) {
+    if (lat) nstamps = LAT_STAMPS * (size_t)rows;
+    if (timed || vtimed || lat) {
         dstamps = dev_alloc<unsigned long long>(nstamps);
         CHECK(cudaMemset(dstamps, 0, nstamps * sizeof(unsigned long long)));
     }
-    if (vtimed)
+    if (lat && warm) {
+        spmvVectorLat<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows, (long long *)dstamps);
+        CHECK_LAUNCH();
+        size_t sfloats = (size_t)96 << 18; /* 96 MiB: more than L2 holds */
+        float *scratch = dev_alloc<float>(sfloats), *sink = dev_alloc<float>(1);
+        CHECK(cudaMemset(scratch, 0, sfloats * sizeof(float)));
+        read_all<<<132 * 8, 256>>>((const float4 *)scratch, sfloats / 4, sink);
+        CHECK_LAUNCH();
+        CHECK(cudaFree(scratch));
+        CHECK(cudaFree(sink));
+    }
+    if (lat)
+        spmvVectorLat<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows, (long long *)dstamps);
+    else if (vtimed)
         spmvVectorTimed<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows, dstamps);
     else if (vector)
         spmvVector<<<blocks, BLOCK>>>(dptr, dcol, dval, dx, dy, rows);
@@ -161,11 +231,20 @@ int main(int argc, char **argv)
         free(h);
         CHECK(cudaFree(dstamps));
     }
+    if (lat) { /* stdout: "warp sm t0 t1 t2 g0 g3 t3 tb gb": SM clock cycles, the GPU's ns, SM cycles */
+        unsigned long long *h = (unsigned long long *)host_alloc(nstamps * sizeof(unsigned long long));
+        CHECK(cudaMemcpy(h, dstamps, nstamps * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < nstamps; i += LAT_STAMPS)
+            printf("%zu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", i / LAT_STAMPS, h[i + 3], h[i], h[i + 1],
+                   h[i + 2], h[i + 4], h[i + 5], h[i + 6], h[i + 7], h[i + 8]);
+        free(h);
+        CHECK(cudaFree(dstamps));
+    }
     CHECK(cudaMemcpy(hy, dy, (size_t)rows * sizeof(float), cudaMemcpyDeviceToHost));
 
     char what[96];
     snprintf(what, sizeof what, "%s<<<%d, %d>>> rows %d nnz %zu",
-             vtimed ? "spmvVectorTimed" : vector ? "spmvVector" : timed ? "spmvScalarTimed" : "spmvScalar", blocks,
+             lat ? "spmvVectorLat" : vtimed ? "spmvVectorTimed" : vector ? "spmvVector" : timed ? "spmvScalarTimed" : "spmvScalar", blocks,
              BLOCK, rows, nnz);
     int rc = finish(what, count_mismatches("y", hy, want, (size_t)rows, 0.0f));
     CHECK(cudaFree(dptr)); CHECK(cudaFree(dcol)); CHECK(cudaFree(dval)); CHECK(cudaFree(dx)); CHECK(cudaFree(dy));
