@@ -24,7 +24,8 @@
  * at once, so SMs FIRST to SMS - 1 read with every CTA the scheduler gives
  * them (CTAS 2 x 132: two each). GMS_L2BW_SMS=LIST in the environment (SM
  * numbers, comma-separated, each below 160) reads on exactly those SMs
- * instead (kernels/probes/slicemap.sh). One
+ * instead (kernels/probes/slicemap.sh). GMS_L2BW_STRIDE=S: the KIB / 128
+ * lines read lie S lines apart (a column of a matrix: kernels/probes/slicemap.sh). One
  * line per pattern on stderr: the reading CTAs and SMs, cycles (mean and
  * slowest reading CTA), and per SM cycle (mean CTA) the grid's requests and
  * sectors, per reading SM its sectors, and per nanosecond its bytes. */
@@ -45,7 +46,7 @@ struct sm_set {
 };
 
 template <int PATTERN, bool CACHED>
-__global__ void readLoop(const float *in, unsigned lines, sm_set reading, long long *cycles,
+__global__ void readLoop(const float *in, unsigned lines, unsigned stride, sm_set reading, long long *cycles,
                          unsigned long long *ns, float *sink)
 {
     unsigned lane = threadIdx.x % 32;
@@ -76,7 +77,7 @@ __global__ void readLoop(const float *in, unsigned lines, sm_set reading, long l
                 line = k * 4 + lane / 8;
                 word = lane % 8;
             }
-            const float *a = in + (size_t)(line & (lines - 1)) * 32 + word; /* a mask: a modulo costs more than the load */
+            const float *a = in + (size_t)(line & (lines - 1)) * stride * 32 + word; /* a mask: a modulo costs more than the load */
             v[u] = CACHED ? *a : __ldcg(a);
         }
 #pragma unroll
@@ -124,8 +125,17 @@ int main(int argc, char **argv)
     setup_device();
     if (kib & (kib - 1)) usage_fail(USAGE, "KIB must be a power of two");
     size_t lines = (size_t)kib * 1024 / 128;
-    float *in = dev_alloc<float>(lines * 32);
-    CHECK(cudaMemset(in, 0, lines * 32 * sizeof(float)));
+    const char *senv = getenv("GMS_L2BW_STRIDE");
+    unsigned stride = 1;
+    if (senv) {
+        char *end;
+        long v = strtol(senv, &end, 10);
+        if (end == senv || *end || v < 1 || v > (1L << 20)) usage_fail(USAGE, "GMS_L2BW_STRIDE: expected lines, 1 to 2^20");
+        stride = (unsigned)v;
+        fprintf(stderr, "l2bw: KIB / 128 B lines %u lines apart (GMS_L2BW_STRIDE)\n", stride);
+    }
+    float *in = dev_alloc<float>(lines * stride * 32);
+    CHECK(cudaMemset(in, 0, lines * stride * 32 * sizeof(float)));
     float *sink = dev_alloc<float>(1024);
     long long *d = dev_alloc<long long>(ctas);
     unsigned long long *dn = dev_alloc<unsigned long long>(2 * (size_t)ctas);
@@ -140,11 +150,11 @@ int main(int argc, char **argv)
     for (int p = 0; p < 3; ++p) {
         for (int rep = 0; rep < 2; ++rep) { /* the first: warm-up (fills L2, TLB, icache) */
             if (p == 0)
-                (cached ? readLoop<0, true> : readLoop<0, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, reading, d, dn, sink);
+                (cached ? readLoop<0, true> : readLoop<0, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, stride, reading, d, dn, sink);
             else if (p == 1)
-                (cached ? readLoop<1, true> : readLoop<1, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, reading, d, dn, sink);
+                (cached ? readLoop<1, true> : readLoop<1, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, stride, reading, d, dn, sink);
             else
-                (cached ? readLoop<2, true> : readLoop<2, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, reading, d, dn, sink);
+                (cached ? readLoop<2, true> : readLoop<2, false>)<<<ctas, 32 * w>>>(in, (unsigned)lines, stride, reading, d, dn, sink);
             CHECK_LAUNCH();
         }
         CHECK(cudaMemcpy(h, d, ctas * sizeof(long long), cudaMemcpyDeviceToHost));

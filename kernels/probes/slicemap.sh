@@ -12,6 +12,8 @@
 # disjoint ones 1/32. On the GPU machine, after make -C kernels $PWD/build/kernels/l2bw:
 #   kernels/probes/slicemap.sh DEST
 #   DEST/set-LIST.csv   ncu's values for the SMs of LIST (the line pattern's measured launch)
+#   DEST/stride-N-S.csv SM 0 alone reading N lines S lines apart (GMS_L2BW_STRIDE): a matrix
+#                       column, as transpose_naive writes them (1,024 rows: 32 lines 4 KiB apart)
 #   DEST/summary.txt    per set: its SMs' GPCs and partitions, the read requests, the busiest
 #                       slice's and the least busy one's, and the busiest's share
 set -u -o pipefail
@@ -25,7 +27,12 @@ for set in 0 8 2 0,8 0,10 0,12 8,10 0,8,10,12 0,2 2,4 2,4,6,14 0,2,4,6,8,10,12,1
     GMS_L2BW_SMS=$set probe_run "$DEST" "set-$set" "$M" --launch-skip 1 --launch-count 1 build/kernels/l2bw 1 132 32
 done
 probe_run "$DEST" set-all "$M" --launch-skip 1 --launch-count 1 build/kernels/l2bw 1 132 32
-for f in "$DEST"/set-*.csv; do
+for ns in 32-1 32-8 32-16 32-32 32-64 32-128 32-256 32-1024 32-8192 256-32 256-64 256-16 1024-32; do
+    n=${ns%-*} s=${ns#*-}
+    GMS_L2BW_SMS=0 GMS_L2BW_STRIDE=$s probe_run "$DEST" "stride-$ns" "$M" --launch-skip 1 --launch-count 1 \
+        build/kernels/l2bw 1 132 $((n / 8))
+done
+for f in "$DEST"/set-*.csv "$DEST"/stride-*.csv; do
     name=$(basename "$f" .csv)
     awk -F'","' -v n="$name" '/lts__t_requests_srcunit_tex_op_read.sum/ {gsub(/[",]/, "", $NF); s=$NF}
         /lts__t_requests_srcunit_tex_op_read.max/ {gsub(/[",]/, "", $NF); x=$NF}
