@@ -31,42 +31,13 @@
  * any other, the lowest way first, as the stamps' tie rule had it. Byte masks
  * live in a parallel array and are touched only for partly valid sectors, so
  * whole-sector traffic (nearly all of it) never reads them. */
-/* madvise(MADV_HUGEPAGE) is a Linux hint outside POSIX; everything else here is C11 + POSIX */
-#define _DEFAULT_SOURCE 1
-
 #include "cache_int.h"
 
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "err.h"
-
-/* Tag arrays of big caches (the L2: tens of MB) are walked at random; with
- * 4 KiB pages nearly every lookup also misses the TLB. Ask for huge pages
- * where the system has them; the memory is the same either way. */
-#define HUGE_BYTES ((size_t)2 << 20)
-
-static void *alloc_blocks(size_t n, size_t align, bool zero)
-{
-    void *p = NULL;
-    size_t a = align;
-#ifdef MADV_HUGEPAGE
-    if (n >= 2 * HUGE_BYTES)
-        a = HUGE_BYTES;
-#endif
-    size_t rounded = (n + a - 1u) & ~(a - 1u);
-    if (posix_memalign(&p, a, rounded) != 0) /* only for lack of memory */
-        return zero ? xcalloc(1, n) : xmalloc(n); /* aborts like any allocation */
-#ifdef MADV_HUGEPAGE
-    if (a == HUGE_BYTES)
-        (void)madvise(p, rounded, MADV_HUGEPAGE); /* a hint: failure changes nothing */
-#endif
-    if (zero)
-        memset(p, 0, n);
-    return p;
-}
 
 static uint32_t log2_exact(uint32_t v)
 {
@@ -109,9 +80,11 @@ cache *cache_create(uint32_t sets, uint32_t max_ways, uint32_t sectors_per_line,
      * ways: 7 of 15 lines) */
     size_t prefetch_bytes = c->block_bytes <= 384u ? c->block_bytes : c->tag_offset;
     c->prefetch_lines = (prefetch_bytes + 63u) / 64u;
-    /* zeroed: every block's epoch 0 differs from the cache's, all sets empty */
-    c->blocks = alloc_blocks((size_t)sets * c->block_bytes, 64, true);
-    c->bytes = alloc_blocks((size_t)sets * max_ways * sizeof *c->bytes, 64, false);
+    /* zeroed: every block's epoch 0 differs from the cache's, all sets empty.
+     * Both arrays of a big cache (the L2: tens of MB, walked at random) in
+     * huge pages, so that a lookup does not also miss the TLB (err.h) */
+    c->blocks = xcalloc_lines((size_t)sets, c->block_bytes, &c->blocks_raw);
+    c->bytes = xcalloc_lines((size_t)sets * max_ways, sizeof *c->bytes, &c->bytes_raw);
     return c;
 }
 
@@ -119,8 +92,8 @@ void cache_destroy(cache *c)
 {
     if (!c)
         return;
-    free(c->blocks);
-    free(c->bytes);
+    free(c->blocks_raw);
+    free(c->bytes_raw);
     free(c);
 }
 

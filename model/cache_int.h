@@ -77,8 +77,9 @@ struct cache {
     size_t tag_offset;
     size_t aux_offset;
     size_t prefetch_lines;    /* leading 64-byte lines of a block that cache_prefetch loads */
-    unsigned char *blocks;    /* [sets] set blocks */
+    unsigned char *blocks;    /* [sets] set blocks, line-aligned */
     way_bytes *bytes;         /* [sets * max_ways] */
+    void *blocks_raw, *bytes_raw; /* what to free */
 };
 
 /* One set. LRU order: the valid ways that are not evict-first form a
