@@ -102,13 +102,14 @@ __global__ void spmvVectorTimed(const int *row_ptr, const int *col, const float 
  * a warp issues in order, so a read after a store waits for the store's data.
  * The GPU's clock (%globaltimer, ns) at the first read (g0) and after the
  * warp's stores issued (g3, with the SM's clock t3 after it) place the warps
- * of all SMs on one time line; tb and gb, read first of all, say how long the
- * warp took to reach its first load (its parameters from the constant bank). */
+ * of all SMs on one time line; tb and gb are read first of all. The SASS
+ * reads t0 after the IMAD that adds the loaded row_ptr to the lane, so tb to
+ * t0 holds the load of row_ptr and the wait for its data. */
 #define LAT_STAMPS 9
 __global__ void spmvVectorLat(const int *row_ptr, const int *col, const float *val, const float *x, float *y,
                               int rows, long long *stamps)
 {
-    long long tb = clock_now(); /* the warp's first instructions: before its parameters are read */
+    long long tb = clock_now(); /* the warp's first instructions */
     unsigned long long gb = globaltimer();
     __shared__ float sink_mem[BLOCK];
     volatile float *sink = sink_mem; /* volatile: the stores stay */

@@ -9,12 +9,15 @@ usage: kernels/probes/spmvlat-compare.py STAMPS... [--model TIMELINE...]
             kernel's capture (kernels/probes/spmvlat-capture.exp)
 
 Per warp, in SM cycles:
-  to load   the H200 only: from its first instruction (tb) to its load of
-            row_ptr (t0): its parameters read from the constant bank
-  col+val   from its load of row_ptr (which the clock read t0 follows without
-            waiting for its data) to after the shared store that waits for
-            col and val (the H200: t1 - t0; the model: the first shared
-            store's issue less the row_ptr load's issue)
+  to load   from the warp's first instruction to its load of col: the
+            H200's t0 - tb, which holds the load of row_ptr and its wait
+            (the SASS reads the clock t0 after the IMAD that adds the loaded
+            row_ptr to the lane: cuobjdump -sass); the model's load of col
+            less its load of row_ptr (the instructions before that load, a
+            few tens of cycles on the H200, are not in it)
+  col+val   from there to after the shared store that waits for col and val
+            (the H200: t1 - t0; the model: the first shared store's issue
+            less the load of col's issue)
   gather    from there to after the shared store that waits for its gather
             of x (the H200: t2 - t1; the model: the second shared store's
             issue less the first's)
@@ -77,11 +80,11 @@ def model(path):
         if len(loads) < 4 or len(stores) < 2 or not gstores:
             continue
         # row_ptr, col, val, x in program order (the capture's order per warp)
-        rp, x = loads[0], loads[3]
-        out.append((rp[1], rp[2], stores[0][2] - rp[2], stores[1][2] - stores[0][2], x[3] - x[2], stores[1][2],
-                    rp[2], max(g[2] for g in gstores)))
+        rp, col, x = loads[0], loads[1], loads[3]
+        out.append((rp[1], col[2], stores[0][2] - col[2], stores[1][2] - stores[0][2], x[3] - x[2], stores[1][2],
+                    rp[2], max(g[2] for g in gstores), col[2] - rp[2]))
     first = min(w[6] for w in out) if out else 0
-    return [w[:6] + (w[6] - first, w[7] - first, None) for w in out]
+    return [w[:6] + (w[6] - first, w[7] - first, w[8]) for w in out]
 
 
 def report(name, warps):
