@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# slicecontend.sh - the L2 slice of every 1 KiB chunk of a few 2 MiB pages, by
+# contention (kernels/slicecontend.cu, docs/findings.md §21). On the GPU
+# machine, after make -C kernels $PWD/build/kernels/slicecontend:
+#   kernels/probes/slicecontend.sh DEST
+#   DEST/pageP.txt   slicecontend's stdout for page P of its buffer: a line per
+#                    reference ("ref R median M own O threshold T members N: ..."),
+#                    the first launch's latencies ("lat0 c pass0 pass1") and the
+#                    class of every chunk ("class c k")
+#   DEST/pageP.log   its stderr
+# kernels/probes/slicecontend-summary.py DEST prints what the maps share.
+set -u -o pipefail
+DEST=${1:?usage: slicecontend.sh DEST}
+mkdir -p "$DEST" || exit 2
+status=0
+for p in 0 1 2 3 7 50; do
+    echo "[$(date +%T)] page $p" >&2
+    timeout 120 build/kernels/slicecontend 64 "$p" >"$DEST/page$p.txt" 2>"$DEST/page$p.log" || status=1
+done
+exit $status

@@ -1,0 +1,140 @@
+/* slicecontend.cu - the L2 slices of a 2 MiB page, chunk by chunk, by
+ * contention (docs/findings.md §21). ncu gives only the busiest slice's
+ * count, one question a launch (kernels/slicepair.cu); here one launch
+ * classifies every 1 KiB chunk of a 2 MiB-aligned page against one reference
+ * chunk R: the warps of every SM but SM 0 read R's first line past L1 over
+ * and over (a sector a request, four sectors spread over the warps, so that
+ * the LRC merges few), which keeps R's slice busy in each partition; warp 0
+ * of SM 0 then times a read of every chunk's first line (an L2 hit: all were
+ * read once before), twice. A chunk on R's slice waits in its queue. The host
+ * repeats with the first chunk not yet placed as the next R, until every
+ * chunk is placed: the classes are the slices of SM 0's partition (findings
+ * §21: both partitions use one function).
+ *
+ * usage: slicecontend [MAXREFS [PAGE]]   (default 64, 0; PAGE: which 2 MiB
+ *        page of a buffer of PAGE + 2 pages, to compare the maps of several
+ *        physical pages). stdout: one line a launch
+ *        "ref R median M threshold T members N: chunks...", then the raw
+ *        latencies of the first launch ("lat0 c pass0 pass1"), then
+ *        "class c k" for every chunk (k: the launch that placed it, -1 none). */
+#include "common.cuh"
+
+#define CHUNKS 2048           /* 1 KiB chunks of a 2 MiB page */
+#define LINES_PER_CHUNK 8
+#define WARPS 8
+#define UNROLL 16
+#define MAX_POLLS 20000       /* a hammering warp stops by itself after so many rounds */
+#define SETTLE_CYCLES 20000   /* before SM 0 times: the queue of R's slice builds up */
+
+static const char *USAGE = "[MAXREFS [PAGE]]";
+
+__global__ void contend(const float *page, unsigned ref, volatile unsigned *stop, long long *lat, unsigned zero)
+{
+    __shared__ float sink_mem[32];
+    volatile float *sink = sink_mem;
+    unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (smid() == 0) {
+        if (warp != 0) return;
+        float acc = 0.0f;
+        for (unsigned c = 0; c < CHUNKS; ++c) acc += __ldcg(page + (size_t)c * LINES_PER_CHUNK * 32 + lane);
+        sink[lane] = acc;
+        long long t0 = clock64();
+        while (clock64() - t0 < SETTLE_CYCLES) {
+        }
+        for (unsigned pass = 0; pass < 2; ++pass)
+            for (unsigned c = 0; c < CHUNKS; ++c) {
+                long long a = clock_now();
+                float v = __ldcg(page + (size_t)c * LINES_PER_CHUNK * 32 + lane + zero * c);
+                sink[lane] = v; /* the clock read below waits for this store, the store for v */
+                long long b = clock_now();
+                if (lane == 0) lat[pass * CHUNKS + c] = b - a;
+            }
+        if (lane == 0) {
+            *stop = 1;
+            __threadfence();
+        }
+        return;
+    }
+    const float *p = page + (size_t)ref * LINES_PER_CHUNK * 32 + (warp % 4) * 8 + lane % 8;
+    float acc = 0.0f;
+    for (unsigned poll = 0; poll < MAX_POLLS && *stop == 0; ++poll) {
+        float v[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) v[u] = __ldcg(p + (poll * UNROLL + u) * zero);
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) acc += v[u];
+    }
+    if (acc == 12345.0f) sink[lane] = acc;
+}
+
+int main(int argc, char **argv)
+{
+    g_prog = "slicecontend";
+    if (argc > 3) usage_fail(USAGE, "expected at most 2 arguments");
+    int max_refs = argc >= 2 ? (int)parse_long(argv[1], "MAXREFS", 1, 2048, USAGE) : 64;
+    int page_no = argc == 3 ? (int)parse_long(argv[2], "PAGE", 0, 1023, USAGE) : 0;
+    setup_device();
+    const size_t page = (size_t)2 << 20;
+    char *raw = NULL;
+    CHECK(cudaMalloc((void **)&raw, (size_t)(page_no + 2) * page));
+    CHECK(cudaMemset(raw, 0, (size_t)(page_no + 2) * page));
+    const float *buf = (const float *)((((uintptr_t)raw + page - 1) & ~(uintptr_t)(page - 1)) + (size_t)page_no * page);
+    unsigned *stop = dev_alloc<unsigned>(1);
+    long long *dlat = dev_alloc<long long>(2 * CHUNKS);
+    long long *lat = (long long *)host_alloc(2 * CHUNKS * sizeof(long long));
+    int *cls = (int *)host_alloc(CHUNKS * sizeof(int));
+    for (int c = 0; c < CHUNKS; ++c) cls[c] = -1;
+    int placed = 0, k = 0;
+    for (; k < max_refs && placed < CHUNKS; ++k) {
+        int ref = 0;
+        while (cls[ref] >= 0) ++ref;
+        CHECK(cudaMemset(stop, 0, sizeof(unsigned)));
+        CHECK(cudaMemset(dlat, 0, 2 * CHUNKS * sizeof(long long)));
+        contend<<<132, 32 * WARPS>>>(buf, (unsigned)ref, stop, dlat, 0u);
+        CHECK_LAUNCH();
+        CHECK(cudaMemcpy(lat, dlat, 2 * CHUNKS * sizeof(long long), cudaMemcpyDeviceToHost));
+        if (k == 0)
+            for (int c = 0; c < CHUNKS; ++c) printf("lat0 %d %lld %lld\n", c, lat[c], lat[CHUNKS + c]);
+        /* the threshold: midway between the median and the reference's own latency */
+        long long *sorted = (long long *)host_alloc(CHUNKS * sizeof(long long));
+        for (int c = 0; c < CHUNKS; ++c) sorted[c] = lat[CHUNKS + c] < lat[c] ? lat[CHUNKS + c] : lat[c];
+        for (int i = 1; i < CHUNKS; ++i) /* insertion sort: 2,048 numbers */
+            for (int j = i; j > 0 && sorted[j] < sorted[j - 1]; --j) {
+                long long t = sorted[j];
+                sorted[j] = sorted[j - 1];
+                sorted[j - 1] = t;
+            }
+        long long median = sorted[CHUNKS / 2];
+        long long mine = lat[ref] < lat[CHUNKS + ref] ? lat[ref] : lat[CHUNKS + ref];
+        long long thr = (median + mine) / 2;
+        free(sorted);
+        int members = 0;
+        printf("ref %d median %lld own %lld threshold %lld members", ref, median, mine, thr);
+        char list[CHUNKS * 6];
+        size_t at = 0;
+        for (int c = 0; c < CHUNKS; ++c)
+            if (lat[c] > thr && lat[CHUNKS + c] > thr) {
+                ++members;
+                at += (size_t)snprintf(list + at, sizeof list - at, " %d", c);
+                if (cls[c] < 0) {
+                    cls[c] = k;
+                    ++placed;
+                }
+            }
+        if (cls[ref] < 0) { /* its own slice must hold it; if its latency says otherwise, place it alone */
+            cls[ref] = k;
+            ++placed;
+        }
+        printf(" %d:%s\n", members, list);
+        fflush(stdout);
+    }
+    for (int c = 0; c < CHUNKS; ++c) printf("class %d %d\n", c, cls[c]);
+    CHECK(cudaFree(raw));
+    CHECK(cudaFree(stop));
+    CHECK(cudaFree(dlat));
+    free(lat);
+    free(cls);
+    char what[80];
+    snprintf(what, sizeof what, "contend x %d: %d of %d chunks placed", k, placed, CHUNKS);
+    return finish(what, 0);
+}
