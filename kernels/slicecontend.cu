@@ -11,9 +11,13 @@
  * chunk is placed: the classes are the slices of SM 0's partition (findings
  * §21: both partitions use one function).
  *
- * usage: slicecontend [MAXREFS [PAGE]]   (default 64, 0; PAGE: which 2 MiB
- *        page of a buffer of PAGE + 2 pages, to compare the maps of several
- *        physical pages). stdout: one line a launch
+ * usage: slicecontend [MAXREFS [PAGE [PAIRS]]]   (default 64, 0, 0; PAGE:
+ *        which 2 MiB page of a buffer of PAGE + 2 pages, to compare the maps
+ *        of several physical pages; PAIRS: after the map, that many pairs of
+ *        chunks of one class and as many of two classes are read as
+ *        kernels/slicepair.cu reads its pairs (kernel readPair), for ncu's
+ *        busiest-slice counter to say whether it groups chunks as contention
+ *        does: "pair A B same|other" on stdout, in launch order). stdout: one line a launch
  *        "ref R median M threshold T members N: chunks...", then the raw
  *        latencies of the first launch ("lat0 c pass0 pass1"), then
  *        "class c k" for every chunk (k: the launch that placed it, -1 none). */
@@ -26,7 +30,31 @@
 #define MAX_POLLS 20000       /* a hammering warp stops by itself after so many rounds */
 #define SETTLE_CYCLES 20000   /* before SM 0 times: the queue of R's slice builds up */
 
-static const char *USAGE = "[MAXREFS [PAGE]]";
+static const char *USAGE = "[MAXREFS [PAGE [PAIRS]]]";
+
+/* kernels/slicepair.cu's question for chunks a and b (zero is 0) */
+__global__ void readPair(const float *page, unsigned a, unsigned b, unsigned zero, float *sink)
+{
+    if (smid() != 0) return;
+    const float *pa = page + (size_t)a * LINES_PER_CHUNK * 32 + threadIdx.x;
+    const float *pb = page + (size_t)b * LINES_PER_CHUNK * 32 + threadIdx.x;
+    float sum = 0.0f;
+#pragma unroll 8
+    for (unsigned i = 0; i < 256; ++i) sum += __ldcg(pa + i * zero) + __ldcg(pb + i * zero);
+    if (sum == 12345.0f) sink[threadIdx.x] = sum;
+}
+
+/* 32 chunks STRIDE chunks apart read 64 times each by SM 0 (for ncu's busiest slice) */
+__global__ void readSet(const float *page, unsigned stride, unsigned zero, float *sink)
+{
+    if (smid() != 0) return;
+    float sum = 0.0f;
+    for (unsigned i = 0; i < 64; ++i)
+#pragma unroll 8
+        for (unsigned k = 0; k < 32; ++k)
+            sum += __ldcg(page + (size_t)((k * stride) % CHUNKS) * LINES_PER_CHUNK * 32 + threadIdx.x + i * zero);
+    if (sum == 12345.0f) sink[threadIdx.x] = sum;
+}
 
 __global__ void contend(const float *page, unsigned ref, volatile unsigned *stop, long long *lat, unsigned zero)
 {
@@ -70,9 +98,10 @@ __global__ void contend(const float *page, unsigned ref, volatile unsigned *stop
 int main(int argc, char **argv)
 {
     g_prog = "slicecontend";
-    if (argc > 3) usage_fail(USAGE, "expected at most 2 arguments");
+    if (argc > 4) usage_fail(USAGE, "expected at most 3 arguments");
     int max_refs = argc >= 2 ? (int)parse_long(argv[1], "MAXREFS", 1, 2048, USAGE) : 64;
-    int page_no = argc == 3 ? (int)parse_long(argv[2], "PAGE", 0, 1023, USAGE) : 0;
+    int page_no = argc >= 3 ? (int)parse_long(argv[2], "PAGE", 0, 1023, USAGE) : 0;
+    int pairs = argc == 4 ? (int)parse_long(argv[3], "PAIRS", 0, 1000, USAGE) : 0;
     setup_device();
     const size_t page = (size_t)2 << 20;
     char *raw = NULL;
@@ -129,6 +158,31 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     for (int c = 0; c < CHUNKS; ++c) printf("class %d %d\n", c, cls[c]);
+    float *psink = dev_alloc<float>(32);
+    for (int want_same = 1; want_same >= 0; --want_same)
+        for (int i = 0, a = 0; i < pairs && a < CHUNKS; ++a) {
+            int b = a + 1;
+            while (b < CHUNKS && (cls[b] == cls[a]) != (want_same == 1)) ++b;
+            if (b >= CHUNKS) continue;
+            printf("pair %d %d %s\n", a, b, want_same ? "same" : "other");
+            readPair<<<132, 32>>>(buf, (unsigned)a, (unsigned)b, 0u, psink);
+            CHECK_LAUNCH();
+            ++i;
+            a += 37; /* spread the pairs over the page */
+        }
+    if (pairs) /* and sets of 32 chunks, as slicemap.sh's strides (the chunks' first lines) */
+        for (unsigned stride = 1; stride <= 64; stride *= 2) {
+            int count[CHUNKS] = {0}, busiest = 0, classes = 0;
+            for (unsigned k = 0; k < 32; ++k) {
+                int c = cls[(k * stride) % CHUNKS];
+                if (c >= 0 && count[c]++ == 0) ++classes;
+                if (c >= 0 && count[c] > busiest) busiest = count[c];
+            }
+            printf("set stride %u: %d classes, busiest %d of 32\n", stride, classes, busiest);
+            readSet<<<132, 32>>>(buf, stride, 0u, psink);
+            CHECK_LAUNCH();
+        }
+    CHECK(cudaFree(psink));
     CHECK(cudaFree(raw));
     CHECK(cudaFree(stop));
     CHECK(cudaFree(dlat));
