@@ -13,7 +13,7 @@ set -u -o pipefail
 DEST=${1:?usage: slicecontend.sh DEST}
 mkdir -p "$DEST" || exit 2
 status=0
-for p in 0 1 2 3 7 50; do
+for p in $(seq 0 15) 50 100 200; do
     echo "[$(date +%T)] page $p" >&2
     timeout 120 build/kernels/slicecontend 64 "$p" >"$DEST/page$p.txt" 2>"$DEST/page$p.log" || status=1
 done
