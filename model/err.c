@@ -111,6 +111,8 @@ void *xcalloc(size_t count, size_t size)
 /* calloc, not memset: a big calloc is fresh zero pages, touched only where used */
 void *xcalloc_lines(size_t count, size_t size, void **raw)
 {
+    if (size && count > (SIZE_MAX - (HUGE_BYTES << 1)) / size)
+        out_of_memory(SIZE_MAX); /* no table that large fits: as calloc would fail */
     size_t n = count * size;
     size_t a = 64u;
 #ifdef MADV_HUGEPAGE
