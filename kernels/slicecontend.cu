@@ -11,13 +11,18 @@
  * chunk is placed: the classes are the slices of SM 0's partition (findings
  * §21: both partitions use one function).
  *
- * usage: slicecontend [MAXREFS [PAGE [PAIRS]]]   (default 64, 0, 0; PAGE:
+ * usage: slicecontend [MAXREFS [PAGE [PAIRS [GPAGES]]]]   (default 64, 0, 0, 0; PAGE:
  *        which 2 MiB page of a buffer of PAGE + 2 pages, to compare the maps
  *        of several physical pages; PAIRS: after the map, that many pairs of
  *        chunks of one class and as many of two classes are read as
  *        kernels/slicepair.cu reads its pairs (kernel readPair), for ncu's
  *        busiest-slice counter to say whether it groups chunks as contention
- *        does: "pair A B same|other" on stdout, in launch order). stdout: one line a launch
+ *        does: "pair A B same|other" on stdout, in launch order; GPAGES: then
+ *        every chunk of the pages PAGE .. PAGE + GPAGES - 1 labelled with
+ *        the class of page PAGE on whose slice it lies, by hammering each
+ *        class's first chunk: "glabel P l0 l1 ... l2047" a page, -1 for
+ *        none, so that the maps of several pages share their slice names).
+ *        stdout: one line a launch
  *        "ref R median M threshold T members N: chunks...", then the raw
  *        latencies of the first launch ("lat0 c pass0 pass1"), then
  *        "class c k" for every chunk (k: the launch that placed it, -1 none). */
@@ -27,10 +32,10 @@
 #define LINES_PER_CHUNK 8
 #define WARPS 8
 #define UNROLL 16
-#define MAX_POLLS 20000       /* a hammering warp stops by itself after so many rounds */
+#define MAX_POLLS 80000       /* a hammering warp stops by itself after so many rounds */
 #define SETTLE_CYCLES 20000   /* before SM 0 times: the queue of R's slice builds up */
 
-static const char *USAGE = "[MAXREFS [PAGE [PAIRS]]]";
+static const char *USAGE = "[MAXREFS [PAGE [PAIRS [GPAGES]]]]";
 
 /* kernels/slicepair.cu's question for chunks a and b (zero is 0) */
 __global__ void readPair(const float *page, unsigned a, unsigned b, unsigned zero, float *sink)
@@ -56,7 +61,8 @@ __global__ void readSet(const float *page, unsigned stride, unsigned zero, float
     if (sum == 12345.0f) sink[threadIdx.x] = sum;
 }
 
-__global__ void contend(const float *page, unsigned ref, volatile unsigned *stop, long long *lat, unsigned zero)
+__global__ void contend(const float *page, unsigned ref, unsigned nprobe, volatile unsigned *stop, long long *lat,
+                        unsigned zero)
 {
     __shared__ float sink_mem[32];
     volatile float *sink = sink_mem;
@@ -64,18 +70,18 @@ __global__ void contend(const float *page, unsigned ref, volatile unsigned *stop
     if (smid() == 0) {
         if (warp != 0) return;
         float acc = 0.0f;
-        for (unsigned c = 0; c < CHUNKS; ++c) acc += __ldcg(page + (size_t)c * LINES_PER_CHUNK * 32 + lane);
+        for (unsigned c = 0; c < nprobe; ++c) acc += __ldcg(page + (size_t)c * LINES_PER_CHUNK * 32 + lane);
         sink[lane] = acc;
         long long t0 = clock64();
         while (clock64() - t0 < SETTLE_CYCLES) {
         }
         for (unsigned pass = 0; pass < 2; ++pass)
-            for (unsigned c = 0; c < CHUNKS; ++c) {
+            for (unsigned c = 0; c < nprobe; ++c) {
                 long long a = clock_now();
                 float v = __ldcg(page + (size_t)c * LINES_PER_CHUNK * 32 + lane + zero * c);
                 sink[lane] = v; /* the clock read below waits for this store, the store for v */
                 long long b = clock_now();
-                if (lane == 0) lat[pass * CHUNKS + c] = b - a;
+                if (lane == 0) lat[pass * nprobe + c] = b - a;
             }
         if (lane == 0) {
             *stop = 1;
@@ -98,15 +104,17 @@ __global__ void contend(const float *page, unsigned ref, volatile unsigned *stop
 int main(int argc, char **argv)
 {
     g_prog = "slicecontend";
-    if (argc > 4) usage_fail(USAGE, "expected at most 3 arguments");
+    if (argc > 5) usage_fail(USAGE, "expected at most 4 arguments");
     int max_refs = argc >= 2 ? (int)parse_long(argv[1], "MAXREFS", 1, 2048, USAGE) : 64;
     int page_no = argc >= 3 ? (int)parse_long(argv[2], "PAGE", 0, 1023, USAGE) : 0;
-    int pairs = argc == 4 ? (int)parse_long(argv[3], "PAIRS", 0, 1000, USAGE) : 0;
+    int pairs = argc >= 4 ? (int)parse_long(argv[3], "PAIRS", 0, 1000, USAGE) : 0;
+    int gpages = argc == 5 ? (int)parse_long(argv[4], "GPAGES", 0, 64, USAGE) : 0;
+    int span = page_no + (gpages > 1 ? gpages : 1) + 1; /* pages allocated */
     setup_device();
     const size_t page = (size_t)2 << 20;
     char *raw = NULL;
-    CHECK(cudaMalloc((void **)&raw, (size_t)(page_no + 2) * page));
-    CHECK(cudaMemset(raw, 0, (size_t)(page_no + 2) * page));
+    CHECK(cudaMalloc((void **)&raw, (size_t)span * page));
+    CHECK(cudaMemset(raw, 0, (size_t)span * page));
     const float *buf = (const float *)((((uintptr_t)raw + page - 1) & ~(uintptr_t)(page - 1)) + (size_t)page_no * page);
     unsigned *stop = dev_alloc<unsigned>(1);
     long long *dlat = dev_alloc<long long>(2 * CHUNKS);
@@ -119,7 +127,7 @@ int main(int argc, char **argv)
         while (cls[ref] >= 0) ++ref;
         CHECK(cudaMemset(stop, 0, sizeof(unsigned)));
         CHECK(cudaMemset(dlat, 0, 2 * CHUNKS * sizeof(long long)));
-        contend<<<132, 32 * WARPS>>>(buf, (unsigned)ref, stop, dlat, 0u);
+        contend<<<132, 32 * WARPS>>>(buf, (unsigned)ref, CHUNKS, stop, dlat, 0u);
         CHECK_LAUNCH();
         CHECK(cudaMemcpy(lat, dlat, 2 * CHUNKS * sizeof(long long), cudaMemcpyDeviceToHost));
         if (k == 0)
@@ -183,6 +191,40 @@ int main(int argc, char **argv)
             CHECK_LAUNCH();
         }
     CHECK(cudaFree(psink));
+    if (gpages > 0) {
+        size_t n = (size_t)gpages * CHUNKS;
+        long long *gd = dev_alloc<long long>(2 * n);
+        long long *g = (long long *)host_alloc(2 * n * sizeof(long long));
+        int *label = (int *)host_alloc(n * sizeof(int));
+        for (size_t i = 0; i < n; ++i) label[i] = -1;
+        for (int kk = 0; kk < k; ++kk) {
+            int ref = 0;
+            while (ref < CHUNKS && cls[ref] != kk) ++ref;
+            if (ref == CHUNKS) continue;
+            CHECK(cudaMemset(stop, 0, sizeof(unsigned)));
+            contend<<<132, 32 * WARPS>>>(buf, (unsigned)ref, (unsigned)n, stop, gd, 0u);
+            CHECK_LAUNCH();
+            CHECK(cudaMemcpy(g, gd, 2 * n * sizeof(long long), cudaMemcpyDeviceToHost));
+            /* the threshold of the map: midway between an L2 hit and the reference's own wait */
+            long long mine = g[ref] < g[n + ref] ? g[ref] : g[n + ref];
+            long long thr = (360 + mine) / 2;
+            int members = 0;
+            for (size_t i = 0; i < n; ++i)
+                if (g[i] > thr && g[n + i] > thr) {
+                    label[i] = label[i] < 0 ? kk : -2; /* -2: on two references' slices */
+                    ++members;
+                }
+            fprintf(stderr, "glabel ref %d class %d own %lld: %d chunks of %d pages\n", ref, kk, mine, members, gpages);
+        }
+        for (int pg = 0; pg < gpages; ++pg) {
+            printf("glabel %d", page_no + pg);
+            for (int c = 0; c < CHUNKS; ++c) printf(" %d", label[(size_t)pg * CHUNKS + c]);
+            printf("\n");
+        }
+        CHECK(cudaFree(gd));
+        free(g);
+        free(label);
+    }
     CHECK(cudaFree(raw));
     CHECK(cudaFree(stop));
     CHECK(cudaFree(dlat));

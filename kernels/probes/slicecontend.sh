@@ -8,6 +8,9 @@
 #                    the first launch's latencies ("lat0 c pass0 pass1") and the
 #                    class of every chunk ("class c k")
 #   DEST/pageP.log   its stderr
+#   DEST/global.txt  pages 0-15 of one buffer labelled with page 0's classes (slicecontend
+#                    64 0 0 16: "glabel P" and the class of each of its 2,048 chunks), so
+#                    that the pages' maps share slice names; DEST/global.log its stderr
 # kernels/probes/slicecontend-summary.py DEST prints what the maps share.
 set -u -o pipefail
 DEST=${1:?usage: slicecontend.sh DEST}
@@ -17,4 +20,6 @@ for p in $(seq 0 15) 50 100 200; do
     echo "[$(date +%T)] page $p" >&2
     timeout 120 build/kernels/slicecontend 64 "$p" >"$DEST/page$p.txt" 2>"$DEST/page$p.log" || status=1
 done
+echo "[$(date +%T)] global" >&2
+timeout 300 build/kernels/slicecontend 64 0 0 16 >"$DEST/global.txt" 2>"$DEST/global.log" || status=1
 exit $status
