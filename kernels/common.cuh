@@ -141,6 +141,21 @@ __global__ void read_all(const float4 *p, size_t n, float *sink)
     if (acc == 12345.0f) sink[0] = acc;
 }
 
+/* The L2 slice probes' one question (kernels/slicepair.cu,
+ * kernels/slicecontend.cu): SM sm alone reads line a and line b of buf past
+ * L1, 256 times each, so that ncu's busiest-slice counter
+ * (lts__t_requests_srcunit_tex_op_read.max) tells whether the two share a
+ * slice. zero is 0: the compiler cannot know it, so it keeps every load. */
+__global__ void readPair(const float *buf, unsigned a, unsigned b, unsigned sm, unsigned zero, float *sink)
+{
+    if (smid() != sm) return;
+    const float *pa = buf + (size_t)a * 32 + threadIdx.x, *pb = buf + (size_t)b * 32 + threadIdx.x;
+    float sum = 0.0f;
+#pragma unroll 8
+    for (unsigned i = 0; i < 256; ++i) sum += __ldcg(pa + i * zero) + __ldcg(pb + i * zero);
+    if (sum == 12345.0f) sink[threadIdx.x] = sum; /* keeps the loads */
+}
+
 /* A 32-bit integer hash (the "lowbias32" finaliser): the probes' and the
  * generated inputs' pseudo-random numbers, the same on host and device. */
 __host__ __device__ static inline unsigned int hash_mix32(unsigned int x)

@@ -37,18 +37,6 @@
 
 static const char *USAGE = "[MAXREFS [PAGE [PAIRS [GPAGES]]]]";
 
-/* kernels/slicepair.cu's question for chunks a and b (zero is 0) */
-__global__ void readPair(const float *page, unsigned a, unsigned b, unsigned zero, float *sink)
-{
-    if (smid() != 0) return;
-    const float *pa = page + (size_t)a * LINES_PER_CHUNK * 32 + threadIdx.x;
-    const float *pb = page + (size_t)b * LINES_PER_CHUNK * 32 + threadIdx.x;
-    float sum = 0.0f;
-#pragma unroll 8
-    for (unsigned i = 0; i < 256; ++i) sum += __ldcg(pa + i * zero) + __ldcg(pb + i * zero);
-    if (sum == 12345.0f) sink[threadIdx.x] = sum;
-}
-
 /* 32 chunks STRIDE chunks apart read 64 times each by SM 0 (for ncu's busiest slice) */
 __global__ void readSet(const float *page, unsigned stride, unsigned zero, float *sink)
 {
@@ -173,7 +161,7 @@ int main(int argc, char **argv)
             while (b < CHUNKS && (cls[b] == cls[a]) != (want_same == 1)) ++b;
             if (b >= CHUNKS) continue;
             printf("pair %d %d %s\n", a, b, want_same ? "same" : "other");
-            readPair<<<132, 32>>>(buf, (unsigned)a, (unsigned)b, 0u, psink);
+            readPair<<<132, 32>>>(buf, (unsigned)a * LINES_PER_CHUNK, (unsigned)b * LINES_PER_CHUNK, 0u, 0u, psink);
             CHECK_LAUNCH();
             ++i;
             a += 37; /* spread the pairs over the page */

@@ -1,10 +1,12 @@
 /* slicepair.cu - which 1 KiB chunks of a 2 MiB page share an L2 slice on the
  * H200 (docs/findings.md §21). ncu gives no per-slice values of L2 counters,
  * only the busiest slice's (lts__t_requests_srcunit_tex_op_read.max), so a
- * launch asks one question: SM SM alone reads the first line of chunk a and
- * of chunk b of a 2 MiB-aligned buffer, ITERS times each, past L1 (__ldcg);
- * the busiest slice then served 2 x ITERS requests when both lines are on
- * one slice (of the SM's near partition), ITERS when not. The pairs: every
+ * launch asks one question (readPair, common.cuh): SM SM alone reads the
+ * first line of chunk a and of chunk b of a 2 MiB-aligned buffer, 256 times
+ * each, past L1; the busiest slice then served all the requests that
+ * reached L2 when both lines are on one slice (of the SM's near partition),
+ * half when not (reads of one line in flight together reach L2 as one: ~128
+ * requests in all, not 512). The pairs: every
  * two of the 12 chunks BASE, BASE ^ 1, BASE ^ 2, ..., BASE ^ 1024 (the
  * address bits 10 to 20 one at a time): 66 launches after one warm-up
  * launch that reads all 12 lines (their near copies made). 2 MiB pages keep
@@ -15,21 +17,9 @@
  *        kernels/probes/slicepair.sh to put beside ncu's rows. */
 #include "common.cuh"
 
-#define ITERS 256
 #define CHUNKS 12
 
 static const char *USAGE = "SM BASE";
-
-/* zero is 0: the compiler cannot know it, so it keeps every load */
-__global__ void readPair(const float *buf, unsigned a, unsigned b, unsigned sm, unsigned zero, float *sink)
-{
-    if (smid() != sm) return;
-    const float *pa = buf + (size_t)a * 32 + threadIdx.x, *pb = buf + (size_t)b * 32 + threadIdx.x;
-    float sum = 0.0f;
-#pragma unroll 8
-    for (unsigned i = 0; i < ITERS; ++i) sum += __ldcg(pa + i * zero) + __ldcg(pb + i * zero);
-    if (sum == 12345.0f) sink[threadIdx.x] = sum; /* keeps the loads */
-}
 
 __global__ void readAll(const float *buf, const unsigned *lines, unsigned n, unsigned sm, float *sink)
 {
