@@ -21,21 +21,12 @@ over an SM's warps.
 """
 import collections
 import csv
-import lzma
 import statistics
 import sys
 
+from stamps import deciles, open_text
+
 SMS = 132
-
-
-def open_text(path):
-    return lzma.open(path, "rt") if path.endswith(".xz") else open(path)
-
-
-def deciles(v):
-    v = sorted(v)
-    n = len(v)
-    return "mean %6.0f  deciles %s" % (statistics.fmean(v), " ".join("%5d" % v[min(n - 1, q * n // 10)] for q in range(11)))
 
 
 def h200(path):

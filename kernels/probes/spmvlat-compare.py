@@ -33,22 +33,15 @@ first warp started, when its last warp's stores issued, and the grid's span.
 """
 import collections
 import csv
-import lzma
 import statistics
 import sys
 
-
-def open_text(path):
-    return lzma.open(path, "rt") if path.endswith(".xz") else open(path)
+import stamps
+from stamps import open_text
 
 
 def deciles(v):
-    v = sorted(v)
-    n = len(v)
-    if n == 0:
-        return "n     0"
-    return "n %5d mean %6.0f  deciles %s" % (
-        n, statistics.fmean(v), " ".join("%5d" % v[min(n - 1, q * n // 10)] for q in range(11)))
+    return "n     0" if not v else "n %5d %s" % (len(v), stamps.deciles(v))
 
 
 def h200(path):
