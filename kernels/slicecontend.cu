@@ -11,7 +11,7 @@
  * chunk is placed: the classes are the slices of SM 0's partition (findings
  * §21: both partitions use one function).
  *
- * usage: slicecontend [MAXREFS [PAGE [PAIRS [GPAGES]]]]   (default 64, 0, 0, 0; PAGE:
+ * usage: slicecontend [MAXREFS [PAGE [PAIRS [GPAGES [dirty]]]]]   (default 64, 0, 0, 0; PAGE:
  *        which 2 MiB page of a buffer of PAGE + 2 pages, to compare the maps
  *        of several physical pages; PAIRS: after the map, that many pairs of
  *        chunks of one class and as many of two classes are read as
@@ -21,7 +21,9 @@
  *        every chunk of the pages PAGE .. PAGE + GPAGES - 1 labelled with
  *        the class of page PAGE on whose slice it lies, by hammering each
  *        class's first chunk: "glabel P l0 l1 ... l2047" a page, -1 for
- *        none, so that the maps of several pages share their slice names).
+ *        none, so that the maps of several pages share their slice names;
+ *        dirty: then the dirty probe below writes and reads chunks of chosen
+ *        classes of those pages, for ncu, kernels/probes/dirtyslice.sh).
  *        stdout: one line a launch
  *        "ref R median M threshold T members N: chunks...", then the raw
  *        latencies of the first launch ("lat0 c pass0 pass1"), then
@@ -35,7 +37,7 @@
 #define MAX_POLLS 80000       /* a hammering warp stops by itself after so many rounds */
 #define SETTLE_CYCLES 20000   /* before SM 0 times: the queue of R's slice builds up */
 
-static const char *USAGE = "[MAXREFS [PAGE [PAIRS [GPAGES]]]]";
+static const char *USAGE = "[MAXREFS [PAGE [PAIRS [GPAGES [dirty]]]]]";
 
 /* 32 chunks STRIDE chunks apart read 64 times each by SM 0 (for ncu's busiest slice) */
 __global__ void readSet(const float *page, unsigned stride, unsigned zero, float *sink)
@@ -50,7 +52,7 @@ __global__ void readSet(const float *page, unsigned stride, unsigned zero, float
 }
 
 __global__ void contend(const float *page, unsigned ref, unsigned nprobe, volatile unsigned *stop, long long *lat,
-                        unsigned zero)
+                        unsigned max_polls, unsigned zero)
 {
     __shared__ float sink_mem[32];
     volatile float *sink = sink_mem;
@@ -79,7 +81,7 @@ __global__ void contend(const float *page, unsigned ref, unsigned nprobe, volati
     }
     const float *p = page + (size_t)ref * LINES_PER_CHUNK * 32 + (warp % 4) * 8 + lane % 8;
     float acc = 0.0f;
-    for (unsigned poll = 0; poll < MAX_POLLS && *stop == 0; ++poll) {
+    for (unsigned poll = 0; poll < max_polls && *stop == 0; ++poll) {
         float v[UNROLL];
 #pragma unroll
         for (int u = 0; u < UNROLL; ++u) v[u] = __ldcg(p + (poll * UNROLL + u) * zero);
@@ -89,14 +91,84 @@ __global__ void contend(const float *page, unsigned ref, unsigned nprobe, volati
     if (acc == 12345.0f) sink[lane] = acc;
 }
 
+/* A hammering warp's safety stop, scaled with what SM 0 times (80,000 rounds
+ * outlast 16 pages' 32,768 chunks). */
+static unsigned polls_for(size_t nprobe)
+{
+    return (unsigned)(MAX_POLLS * ((nprobe + 32767) / 32768));
+}
+
+/* The dirty probe's writes: warp w of the grid writes the chunks w, w + W, ...
+ * of the list whole (8 lines, one coalesced 128-byte store each). */
+__global__ void writeChunks(float *buf, const unsigned *chunks, unsigned n)
+{
+    unsigned lane = threadIdx.x % 32, warps = gridDim.x * blockDim.x / 32;
+    for (unsigned i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < n; i += warps)
+        for (unsigned l = 0; l < LINES_PER_CHUNK; ++l)
+            buf[((size_t)chunks[i] * LINES_PER_CHUNK + l) * 32 + lane] = (float)(i + l);
+}
+
+/* ... and its reads: each warp reads its chunks of the list twice, past L1;
+ * the second pass misses what the L2 did not keep. */
+__global__ void readChunks(const float *buf, const unsigned *chunks, unsigned n, float *sink)
+{
+    unsigned lane = threadIdx.x % 32, warps = gridDim.x * blockDim.x / 32;
+    float acc = 0.0f;
+    for (unsigned pass = 0; pass < 2; ++pass)
+        for (unsigned i = (blockIdx.x * blockDim.x + threadIdx.x) / 32; i < n; i += warps)
+            for (unsigned l = 0; l < LINES_PER_CHUNK; ++l)
+                acc += __ldcg(buf + ((size_t)chunks[i] * LINES_PER_CHUNK + l) * 32 + lane);
+    if (acc == 12345.0f) sink[lane] = acc;
+}
+
+/* The dirty probe (docs/findings.md §3b asks what holds the L2's dirty data to
+ * ~26 MiB): with every chunk of pages 0 .. gpages - 1 labelled by its slice
+ * class, write only the chunks of one class (so that one slice of each
+ * partition takes them all), then of several, then of all; and read them
+ * twice. Under ncu (-k regex:Chunks) each launch is one row; stderr names
+ * them in order: "dirty K write|read classes C0-C1 pages P chunks N KiB B". */
+static void dirty_probe(float *buf, const int *label, int gpages)
+{
+    size_t n = (size_t)gpages * CHUNKS;
+    unsigned *list = (unsigned *)host_alloc(n * sizeof(unsigned));
+    unsigned *dlist = dev_alloc<unsigned>(n);
+    float *sink = dev_alloc<float>(32);
+    struct { int write, c0, c1, pages; } runs[] = {
+        {1, 0, 0, 4},  {1, 0, 0, 8},  {1, 0, 0, 12}, {1, 0, 0, 16}, {1, 0, 0, 24}, {1, 0, 0, 32},
+        {1, 1, 1, 32}, {1, 0, 3, 32}, {1, 0, 46, 10}, {1, 0, 46, 12}, {1, 0, 46, 16},
+        {0, 0, 0, 8},  {0, 0, 0, 16}, {0, 0, 0, 32}, {0, 0, 46, 16}, {0, 0, 46, 24},
+    };
+    int k = 0;
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
+        if (runs[r].pages > gpages) continue;
+        unsigned m = 0;
+        for (size_t i = 0; i < (size_t)runs[r].pages * CHUNKS; ++i)
+            if (label[i] >= runs[r].c0 && label[i] <= runs[r].c1) list[m++] = (unsigned)i;
+        CHECK(cudaMemcpy(dlist, list, m * sizeof(unsigned), cudaMemcpyHostToDevice));
+        if (runs[r].write)
+            writeChunks<<<264, 256>>>(buf, dlist, m);
+        else
+            readChunks<<<264, 256>>>(buf, dlist, m, sink);
+        CHECK_LAUNCH();
+        fprintf(stderr, "dirty %d %s classes %d-%d pages %d chunks %u KiB %u\n", k++,
+                runs[r].write ? "write" : "read", runs[r].c0, runs[r].c1, runs[r].pages, m, m);
+    }
+    CHECK(cudaFree(dlist));
+    CHECK(cudaFree(sink));
+    free(list);
+}
+
 int main(int argc, char **argv)
 {
     g_prog = "slicecontend";
-    if (argc > 5) usage_fail(USAGE, "expected at most 4 arguments");
+    if (argc > 6) usage_fail(USAGE, "expected at most 5 arguments");
     int max_refs = argc >= 2 ? (int)parse_long(argv[1], "MAXREFS", 1, 2048, USAGE) : 64;
     int page_no = argc >= 3 ? (int)parse_long(argv[2], "PAGE", 0, 1023, USAGE) : 0;
     int pairs = argc >= 4 ? (int)parse_long(argv[3], "PAIRS", 0, 1000, USAGE) : 0;
-    int gpages = argc == 5 ? (int)parse_long(argv[4], "GPAGES", 0, 64, USAGE) : 0;
+    int gpages = argc >= 5 ? (int)parse_long(argv[4], "GPAGES", 0, 64, USAGE) : 0;
+    bool dirty = argc == 6 && strcmp(argv[5], "dirty") == 0;
+    if (argc == 6 && !dirty) usage_fail(USAGE, "the fifth argument can only be \"dirty\"");
+    if (dirty && gpages == 0) usage_fail(USAGE, "dirty needs GPAGES");
     int span = page_no + (gpages > 1 ? gpages : 1) + 1; /* pages allocated */
     setup_device();
     const size_t page = (size_t)2 << 20;
@@ -115,7 +187,7 @@ int main(int argc, char **argv)
         while (cls[ref] >= 0) ++ref;
         CHECK(cudaMemset(stop, 0, sizeof(unsigned)));
         CHECK(cudaMemset(dlat, 0, 2 * CHUNKS * sizeof(long long)));
-        contend<<<132, 32 * WARPS>>>(buf, (unsigned)ref, CHUNKS, stop, dlat, 0u);
+        contend<<<132, 32 * WARPS>>>(buf, (unsigned)ref, CHUNKS, stop, dlat, MAX_POLLS, 0u);
         CHECK_LAUNCH();
         CHECK(cudaMemcpy(lat, dlat, 2 * CHUNKS * sizeof(long long), cudaMemcpyDeviceToHost));
         if (k == 0)
@@ -190,7 +262,7 @@ int main(int argc, char **argv)
             while (ref < CHUNKS && cls[ref] != kk) ++ref;
             if (ref == CHUNKS) continue;
             CHECK(cudaMemset(stop, 0, sizeof(unsigned)));
-            contend<<<132, 32 * WARPS>>>(buf, (unsigned)ref, (unsigned)n, stop, gd, 0u);
+            contend<<<132, 32 * WARPS>>>(buf, (unsigned)ref, (unsigned)n, stop, gd, polls_for(n), 0u);
             CHECK_LAUNCH();
             CHECK(cudaMemcpy(g, gd, 2 * n * sizeof(long long), cudaMemcpyDeviceToHost));
             /* the threshold of the map: midway between an L2 hit and the reference's own wait */
@@ -209,6 +281,7 @@ int main(int argc, char **argv)
             for (int c = 0; c < CHUNKS; ++c) printf(" %d", label[(size_t)pg * CHUNKS + c]);
             printf("\n");
         }
+        if (dirty) dirty_probe((float *)buf, label, gpages);
         CHECK(cudaFree(gd));
         free(g);
         free(label);
