@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""l2capacity.py - how much the L2 keeps, the model beside the H200.
+
+The H200's DRAM traffic of kernels whose footprint nears the L2's size
+(docs/findings.md §3b-3c, §3h): fill (writes only, 16 to 48 MiB), writeSegment
+at offset 0 (C = A + B, 8 to 64 MiB written while twice that is read), and
+reread (a second launch reading again what the first read or wrote, the
+caches as the first left them). The same address streams are generated here
+as text traces (the SMs' CTAs in order, CTA c on SM c % 132) and piped to
+`BIN run`; the H200's values are the committed ncu rows of
+traces/h200-probes/measure.{fill,gwrite,reread}.txt.
+
+usage: bench/l2capacity.py BIN [CONFIG] [--only REGEX]
+       (CONFIG defaults to configs/h200.ini; reread runs with
+       cold_caches_per_kernel = false, as ncu --cache-control none measured it)
+Prints one line a case and metric: H200, model, the model's error and
+whether it is within validate's DRAM tolerance (5%, or the floor of an empty
+kernel's background traffic); then how many are, the mean absolute error of
+dram__sectors_write.sum over the cases, and the sectors missed in all per
+metric (rr's DRAM writes left out: nothing the trace holds is dirty).
+Progress on stderr.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROBES = os.path.join(ROOT, "traces", "h200-probes")
+BASE = 0x7F0000000000
+PAGE = 2 << 20
+SMS = 132
+
+# name -> (measure file, kind, floats)
+CASES = [
+    ("fill_16m", "fill", "fill", 4194304),
+    ("fill_20m", "fill", "fill", 5242880),
+    ("fill_24m", "fill", "fill", 6291456),
+    ("fill_32m", "fill", "fill", 8388608),
+    ("fill_40m", "fill", "fill", 10485760),
+    ("fill_48m", "fill", "fill", 12582912),
+    ("gw_n21", "gwrite", "gw", 2097152),
+    ("gw_n22", "gwrite", "gw", 4194304),
+    ("gw_n23", "gwrite", "gw", 8388608),
+    ("rr_24m", "reread", "rr", 6291456),
+    ("rr_32m", "reread", "rr", 8388608),
+    ("rr_40m", "reread", "rr", 10485760),
+    ("rr_48m", "reread", "rr", 12582912),
+    ("rw_24m", "reread", "rw", 6291456),
+    ("rw_32m", "reread", "rw", 8388608),
+    ("rw_48m", "reread", "rw", 12582912),
+]
+METRICS = ["dram__sectors_write.sum", "dram__sectors_read.sum"]
+# validate's DRAM tolerance (sim/validate.c): 5%, or the empty kernel's
+# background floor (docs/findings.md §1)
+FLOOR = {"dram__sectors_write.sum": 321, "dram__sectors_read.sum": 256}
+
+
+def measured(fname, case):
+    """The H200's values of case (first run) from measure.FNAME.txt."""
+    with open(os.path.join(PROBES, "measure.%s.txt" % fname)) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) > 2 and fields[0] == case:
+                return {k: int(v) for k, v in (x.split("=") for x in fields[2:])}
+    sys.exit("l2capacity: %s: no row %s" % (fname, case))
+
+
+def record(f, kind, cta, warp, base):
+    f.write("%s global 4 cta=%d warp=%d sm=%d pc=0x%x mask=0xffffffff base=0x%x stride=4\n"
+            % (kind, cta, warp, cta % SMS, 0x80 if kind == "ld" else 0x90, base))
+
+
+def kernel(f, launch, name, ctas, block, body):
+    """One launch: body(cta, warp) writes each warp's records."""
+    f.write('kernel launch=%d grid=%d,1,1 block=%d,1,1 name="%s"\n' % (launch, ctas, block, name))
+    f.write('pc 0x0080 "LDG.E R0, desc[UR4][R2.64]"\npc 0x0090 "STG.E desc[UR4][R2.64], R0"\n')
+    n = 0
+    for c in range(ctas):
+        for w in range(block // 32):
+            n += body(c, w)
+    f.write("end kernel mem=%d bar=0\n" % n)
+
+
+def trace(f, kind, n):
+    """The text trace of case kind with n floats."""
+    f.write('gpumemsim-trace 1\nmeta gpu "NVIDIA H200"\nmeta sm_count "132"\n\n')
+    if kind == "fill":  # fill.cu: out[i] = i, 256 threads a CTA
+        def body(c, w):
+            record(f, "st", c, w, BASE + (c * 256 + w * 32) * 4)
+            return 1
+        kernel(f, 0, "fillKernel", n // 256, 256, body)
+        kernels = 1
+    elif kind == "gw":  # writeSegment.cu at offset 0: C[i] = A[i] + B[i], 512 threads a CTA
+        span = (n * 4 + PAGE - 1) // PAGE * PAGE
+        a, b, cc = BASE, BASE + span, BASE + 2 * span
+        def body(c, w):
+            off = (c * 512 + w * 32) * 4
+            record(f, "ld", c, w, a + off)
+            record(f, "ld", c, w, b + off)
+            record(f, "st", c, w, cc + off)
+            return 3
+        kernel(f, 0, "writeOffset", n // 512, 512, body)
+        kernels = 1
+    else:  # reread.cu: launch 0 reads (rr) or writes (rw), launch 1 reads again; 256 threads
+        op = "ld" if kind == "rr" else "st"
+        def first(c, w):
+            record(f, op, c, w, BASE + (c * 256 + w * 32) * 4)
+            return 1
+        def again(c, w):
+            record(f, "ld", c, w, BASE + (c * 256 + w * 32) * 4)
+            return 1
+        kernel(f, 0, "readKernel" if kind == "rr" else "writeKernel", n // 256, 256, first)
+        f.write("\n")
+        kernel(f, 1, "readAgain", n // 256, 256, again)
+        kernels = 2
+    f.write("end trace kernels=%d complete\n" % kernels)
+
+
+def model(binary, config, kind, n):
+    """The model's counters of the measured launch (the last one)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        trace(f, kind, n)
+        path = f.name
+    try:
+        out = subprocess.run([binary, "run", "--config", config, "--format", "csv", path],
+                             capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(path)
+    last = "1" if kind in ("rr", "rw") else "0"
+    got = {}
+    for line in out.splitlines():
+        parts = line.rsplit(",", 3)
+        if len(parts) == 4 and parts[1] == last and parts[2] in METRICS:
+            got[parts[2]] = int(float(parts[3]))
+    return got
+
+
+def main():
+    args = sys.argv[1:]
+    only = None
+    if "--only" in args:
+        i = args.index("--only")
+        only = re.compile(args[i + 1])
+        del args[i:i + 2]
+    if not 1 <= len(args) <= 2:
+        sys.exit(__doc__.split("\n\n")[2])
+    binary = args[0]
+    config = args[1] if len(args) == 2 else os.path.join(ROOT, "configs", "h200.ini")
+    with open(config) as f:
+        text = f.read()
+    warm = re.sub(r"(?m)^cold_caches_per_kernel\s*=\s*true", "cold_caches_per_kernel = false", text)
+    if warm == text:
+        sys.exit("l2capacity: %s: no 'cold_caches_per_kernel = true' line to turn off" % config)
+    with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as f:
+        f.write(warm)
+        warm_config = f.name
+    errs, within, compared = [], 0, 0
+    missed = {m: 0 for m in METRICS}  # sum of |model - H200|, sectors
+    print("%-9s %-24s %10s %10s %8s  %s" % ("case", "metric", "H200", "model", "error", "5% or floor"))
+    try:
+        for name, fname, kind, n in CASES:
+            if only and not only.search(name):
+                continue
+            print("l2capacity: %s (%d MiB)" % (name, n * 4 >> 20), file=sys.stderr, flush=True)
+            hw = measured(fname, name)
+            got = model(binary, warm_config if kind in ("rr", "rw") else config, kind, n)
+            for m in METRICS:
+                h, g = hw[m], got.get(m, 0)
+                rel = (g - h) / h if h else 0.0
+                if kind == "rr" and m == "dram__sectors_write.sum":
+                    # nothing of the trace is dirty: the H200 writes back what
+                    # the program's earlier work and the profiler left
+                    verdict = "not in the trace"
+                else:
+                    ok = abs(g - h) <= max(0.05 * h, FLOOR[m])
+                    verdict = "pass" if ok else "FAIL"
+                    within += ok
+                    compared += 1
+                    missed[m] += abs(g - h)
+                    if m == "dram__sectors_write.sum":
+                        errs.append(abs(rel))
+                print("%-9s %-24s %10d %10d %+7.1f%%  %s" % (name, m, h, g, 100 * rel, verdict))
+    finally:
+        os.unlink(warm_config)
+    if compared:
+        print("%d of %d within 5%% or the floor; dram__sectors_write.sum: mean absolute error %.1f%% over %d cases"
+              % (within, compared, 100 * sum(errs) / len(errs), len(errs)))
+        print("sectors missed in all (sum of |model - H200|): " +
+              ", ".join("%s %d" % (m, missed[m]) for m in METRICS))
+
+
+if __name__ == "__main__":
+    main()
