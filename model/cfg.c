@@ -67,17 +67,20 @@ static const char *const key_type_names[KEY_TYPE_COUNT] = {
 
 /* Enum value names, indexed by the C enum value. */
 static const char *const cfg_set_index_names[] = {"linear", "xor", "masks", NULL};
+static const char *const cfg_l2_placement_names[] = {"granule", "page", NULL};
 static const char *const cfg_l1_global_loads_names[] = {"cache", "bypass", NULL};
 static const char *const cfg_l1_stores_names[] = {"update", "invalidate", NULL};
 static const char *const cfg_cta_placement_names[] = {"trace", "round_robin", NULL};
 
 #define NAMES_COUNT(a) (sizeof(a) / sizeof((a)[0]) - 1)
 _Static_assert(NAMES_COUNT(cfg_set_index_names) == CFG_INDEX_COUNT, "set_index names");
+_Static_assert(NAMES_COUNT(cfg_l2_placement_names) == CFG_L2_PLACE_COUNT, "placement names");
 _Static_assert(NAMES_COUNT(cfg_l1_global_loads_names) == CFG_L1_GLOBAL_COUNT, "global_loads names");
 _Static_assert(NAMES_COUNT(cfg_l1_stores_names) == CFG_L1_STORES_COUNT, "stores names");
 _Static_assert(NAMES_COUNT(cfg_cta_placement_names) == CFG_PLACE_COUNT, "cta_placement names");
 /* Enum fields are read and written as unsigned through memcpy. */
 _Static_assert(sizeof(cfg_set_index) == sizeof(unsigned), "enum size");
+_Static_assert(sizeof(cfg_l2_placement) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(cfg_l1_global_loads) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(cfg_l1_stores) == sizeof(unsigned), "enum size");
 _Static_assert(sizeof(cfg_cta_placement) == sizeof(unsigned), "enum size");
@@ -835,6 +838,13 @@ static int check_l2(const cfg_gpu *c, const cfg_origin *o, err_info *err)
                         " bytes (the model's memory bound), got %" PRIu64, CFG_MAX_L2_LINES,
                         c->l2_line_bytes, (uint64_t)CFG_MAX_L2_LINES * c->l2_line_bytes,
                         c->l2_size_bytes);
+    if (c->l2_placement == CFG_L2_PLACE_PAGE && c->l2_sets_per_slice < CFG_L2_GRANULE_LINES)
+        return key_fail(err, o, KEY_l2_placement,
+                        "expected l2.sets_per_slice of at least %u (a granule's lines on distinct sets) "
+                        "with page, got %" PRIu32, CFG_L2_GRANULE_LINES, c->l2_sets_per_slice);
+    if (c->l2_dirty_ways > c->l2_ways)
+        return key_fail(err, o, KEY_l2_dirty_ways, "expected at most l2.ways (%" PRIu32 "), got %" PRIu32,
+                        c->l2_ways, c->l2_dirty_ways);
     uint32_t sectors = c->l2_line_bytes / c->l2_sector_bytes;
     if (!is_pow2(c->l2_fetch_sectors) || c->l2_fetch_sectors > sectors)
         return key_fail(err, o, KEY_l2_fetch_sectors,

@@ -31,6 +31,15 @@ typedef enum cfg_set_index {
     CFG_INDEX_COUNT
 } cfg_set_index;
 
+#define CFG_L2_GRANULE_LINES 16u /* lines of an L2 placement granule (l2.h) */
+
+typedef enum cfg_l2_placement {
+    CFG_L2_PLACE_GRANULE, /* each 2 KiB granule's slice from a hash of its number; the set from l2.set_index */
+    CFG_L2_PLACE_PAGE,    /* each 2 MiB page's granules spread evenly over slices and set groups,
+                           * arranged by a hash of the page (docs/findings.md §3h) */
+    CFG_L2_PLACE_COUNT
+} cfg_l2_placement;
+
 typedef enum cfg_l1_global_loads {
     CFG_L1_GLOBAL_CACHE,  /* default global loads are cached in L1 (sm_50+) */
     CFG_L1_GLOBAL_BYPASS, /* only local memory is cached in L1 (Kepler) */
@@ -96,6 +105,8 @@ typedef struct cfg_gpu {
     uint32_t l2_sets_per_slice;  /* power of two */
     uint32_t l2_ways;
     cfg_set_index l2_set_index;
+    cfg_l2_placement l2_placement;
+    uint32_t l2_dirty_ways;      /* a set keeps at most this many dirty lines (0: no limit) */
     uint32_t l2_fetch_sectors;   /* a read miss fetches the aligned block of this many sectors */
     bool l2_ecc;                 /* partial-sector writes make L2 read the sector from DRAM */
     uint32_t l2_n_gpc_partition; /* 0 (none: SM s in partition s mod partitions) or GPCs mapped */

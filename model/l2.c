@@ -18,6 +18,36 @@ static uint32_t log2_exact(uint32_t v)
     return s;
 }
 
+static uint32_t gcd32(uint32_t a, uint32_t b)
+{
+    while (b) {
+        uint32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void l2_pager_init(l2_pager *p, uint32_t partitions, uint32_t slices_per_partition, uint32_t sets_per_slice)
+{
+    assert(partitions >= 1 && slices_per_partition >= 1);
+    p->partitions = partitions;
+    p->slices = partitions * slices_per_partition;
+    uint32_t groups = sets_per_slice >> L2_GRANULE_LINES_SHIFT;
+    p->slots = p->slices * (groups ? groups : 1u);
+    assert(p->slots <= (1u << 22));
+    p->slots_inv = p->slots > 1u ? UINT64_MAX / p->slots + 1u : 0u;
+    p->slices_inv = p->slices > 1u ? UINT64_MAX / p->slices + 1u : 0u;
+    /* multipliers spread over 1 .. slots - 1, each moved down to the next one
+     * coprime to slots (1 is) */
+    for (uint32_t i = 0; i < L2_PAGER_MULTS; i++) {
+        uint32_t a = p->slots > 1 ? 1u + (uint32_t)(cache_mix64(i + 1u) % (p->slots - 1u)) : 1u;
+        while (gcd32(a, p->slots) != 1u)
+            a--;
+        p->mult[i] = a;
+    }
+}
+
 l2 *l2_create(const cfg_gpu *c)
 {
     assert(c->l2_partitions >= 1 && c->l2_partitions <= L2_MAX_PARTITIONS);
@@ -34,6 +64,10 @@ l2 *l2_create(const cfg_gpu *c)
     l->full = cache_full_mask(c->l2_sector_bytes);
     l->ecc = c->l2_ecc;
     l->index = c->l2_set_index;
+    l->placement = c->l2_placement;
+    assert(l->placement != CFG_L2_PLACE_PAGE || l->sets_per_slice >= (1u << L2_GRANULE_LINES_SHIFT));
+    l->dirty_ways = c->l2_dirty_ways;
+    l2_pager_init(&l->pager, l->partitions, l->slices_per_partition, l->sets_per_slice);
     for (uint32_t m = 0; m < (1u << CACHE_MAX_SECTORS); m++)
         l->fetch_block[m] = (uint8_t)l2_fetch_blocks(m, c->l2_fetch_sectors, l->sectors_per_line);
     /* the partition's sets: slice-major; the caller picks the set (hash) */
@@ -146,7 +180,7 @@ void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool i
     cache_view v;
     int way = home_fill(c, pl.home, pl.set, line, sector_mask, s, &v);
     if (way >= 0)
-        cache_view_mark_dirty(&v, way, sector_mask);
+        mark_dirty(c, &v, way, sector_mask, s);
 }
 
 void l2_prefetch(l2 *c, uint64_t line)

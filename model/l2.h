@@ -5,14 +5,15 @@
  *    granularity; partial sectors are kept with byte masks. A read miss
  *    fetches l2.fetch_sectors sectors around each missing one (64 bytes on
  *    the H100 and H200, findings §15).
- *  - partitions x slices. A line's home partition and slice come from a hash
- *    of its 2 KiB granule (splitmix64's finaliser of line >> 4; the real hash
- *    is not public, the measured fact is only that about half of a footprint
- *    is homed in the far partition). The granule keeps 16 neighbouring lines
- *    in one slice, in neighbouring sets: uncalibrated, chosen because it
- *    keeps the model's own tag arrays local for streaming kernels. The same
- *    slice number within each partition holds the line; the set within the
- *    slice comes from the configured index function.
+ *  - partitions x slices. A line's home partition and slice are those of
+ *    its 2 KiB granule, which keeps 16 neighbouring lines in one slice, in
+ *    neighbouring sets (uncalibrated, chosen because it keeps the model's
+ *    own tag arrays local for streaming kernels). l2.placement says where a
+ *    granule goes: granule (the default), a hash of its number, the set in
+ *    the slice from the configured index function; page (the H200, findings
+ *    §3h), each 2 MiB page's granules spread evenly over all slices and set
+ *    groups in an arrangement a hash of the page picks (l2_page_place_of).
+ *    The same slice number within each partition holds the line.
  *  - SM s sits in the partition of its GPC (cfg_partition_of_sm: the
  *    measured map of [l2] gpc_partition, docs/findings.md §7; without one,
  *    s % partitions). A read looks up the SM's near partition
@@ -28,9 +29,12 @@
  *  - ECC: a dirty sector that is only partly valid when it is evicted is
  *    completed from DRAM first (dram__sectors_read and
  *    lts__t_sectors_data_ecc); a read of a partly valid sector reads DRAM.
- *  - DRAM writes = dirty sectors evicted. Nothing is written back at the end
- *    of a kernel (measured: a kernel writing 4 MB shows 0 DRAM write
- *    sectors); l2_clear drops dirty data uncounted, as ncu's cache flush.
+ *  - DRAM writes = dirty sectors evicted, and those a set writes back to keep
+ *    at most l2.dirty_ways dirty lines (its least recently used dirty line,
+ *    kept clean: the H200 keeps ~26 MiB dirty, a limit per slice, findings
+ *    §3b, §3h). Nothing is written back at the end of a kernel (measured: a
+ *    kernel writing 4 MB shows 0 DRAM write sectors); l2_clear drops dirty
+ *    data uncounted, as ncu's cache flush.
  * Not modelled: compression, residency control (persisting lines),
  * evict_first/evict_last classes at L2, the background traffic of the
  * profiler (§3.5), timing. The L2 request coalescer, which merges reads by
@@ -46,13 +50,12 @@
 #include "coal.h"
 #include "stats.h"
 
-/* Where the L2 keeps a line (above): its home partition and its slice within
- * each partition, from splitmix64's finaliser of its 2 KiB granule (every
- * bit of the granule number moves every bit of the hash, so neighbouring
- * granules spread over slices and partitions; Lemire's multiply-shift
- * reduction of its two 32-bit halves). The functional L2 and the timing
- * layer (timing.c) both place lines with it, so they agree on which lines
- * share a slice. */
+/* l2.placement = granule (above): a line's home partition and its slice
+ * within each partition, from splitmix64's finaliser of its 2 KiB granule
+ * (every bit of the granule number moves every bit of the hash, so
+ * neighbouring granules spread over slices and partitions; Lemire's
+ * multiply-shift reduction of its two 32-bit halves). The timing layer's
+ * slice queues use it whatever l2.placement says (timing.c, place_of). */
 #define L2_GRANULE_LINES_SHIFT 4u /* 16 lines = 2 KiB per slice granule */
 
 typedef struct l2_home_slice {
@@ -65,6 +68,63 @@ static inline l2_home_slice l2_home_slice_of(uint64_t line, uint32_t partitions,
     uint64_t z = cache_mix64(line >> L2_GRANULE_LINES_SHIFT);
     return (l2_home_slice){.home = (uint32_t)(((z & 0xffffffffu) * partitions) >> 32),
                            .slice = (uint32_t)(((z >> 32) * slices_per_partition) >> 32)};
+}
+
+_Static_assert((1u << L2_GRANULE_LINES_SHIFT) == CFG_L2_GRANULE_LINES, "granule lines");
+
+/* l2.placement = page (docs/findings.md §3h): the H200 spreads every buffer
+ * evenly over its slices (a linear buffer's busiest slice takes 4-6% more
+ * than the mean) and a 2 MiB page's lines over distinct sets, while pages
+ * land where the driver puts them, so that the sets' loads add up across
+ * pages as random subsets do (what makes the knee of the dirty-data limit,
+ * l2.dirty_ways, soft). The model: a page's 1,024 granules (2 MiB of
+ * 128-byte lines) go to the slots (slice, set group of 16 sets) of all
+ * partitions by slot = (a * granule_in_page + b) mod slots, a and b picked
+ * by a hash of the page (a coprime to slots: no two granules of a page
+ * share a slot while the page has fewer granules than slots); slot s is on
+ * slice s mod slices (s mod partitions its home, s / partitions its slice
+ * there), set group s / slices, and the granule's 16 lines on the group's
+ * 16 sets. */
+#define L2_PAGE_GRANULES_SHIFT 10u /* 1,024 granules: 2 MiB of 128-byte lines */
+#define L2_PAGER_MULTS 64u
+
+typedef struct l2_pager {
+    uint32_t slots;      /* slices (of all partitions) x set groups: at most 2^22 (cfg's bounds) */
+    uint32_t slices;     /* of all partitions */
+    uint32_t partitions;
+    uint64_t slots_inv, slices_inv; /* floor(2^64 / d) + 1: x / d with a multiply (l2_div32) */
+    uint32_t mult[L2_PAGER_MULTS]; /* the a's, each coprime to slots, below it */
+} l2_pager;
+
+/* floor(x / d) for x < 2^32, from inv = floor(2^64 / d) + 1 (Lemire, Kaser,
+ * Kurz 2019; timing.c's calendars divide the same way): the placement is
+ * computed for every line a hint announces, and a division costs tens of
+ * cycles. d = 1 has no such inv: callers keep d >= 2 or fall back. */
+static inline uint32_t l2_div32(uint32_t x, uint64_t inv)
+{
+    uint64_t hi = inv >> 32, lo = inv & 0xffffffffu;
+    return (uint32_t)((x * hi + ((x * lo) >> 32)) >> 32);
+}
+
+typedef struct l2_page_place {
+    uint32_t home;  /* partition */
+    uint32_t slice; /* within each partition */
+    uint32_t group; /* set group: the line's set in the slice is group * 16 + line % 16 */
+} l2_page_place;
+
+void l2_pager_init(l2_pager *p, uint32_t partitions, uint32_t slices_per_partition, uint32_t sets_per_slice);
+
+static inline l2_page_place l2_page_place_of(const l2_pager *p, uint64_t line)
+{
+    uint64_t g = line >> L2_GRANULE_LINES_SHIFT;
+    uint64_t h = cache_mix64(g >> L2_PAGE_GRANULES_SHIFT);
+    /* b = h mod slots, by multiply-shift; a * granule + b < slots * 1,024 <= 2^32 */
+    uint32_t b = (uint32_t)(((h & 0xffffffffu) * p->slots) >> 32);
+    uint32_t x = p->mult[h >> 58] * (uint32_t)(g & ((1u << L2_PAGE_GRANULES_SHIFT) - 1u)) + b;
+    uint32_t slot = p->slots > 1u ? x - l2_div32(x, p->slots_inv) * p->slots : 0u;
+    uint32_t group = p->slices > 1u ? l2_div32(slot, p->slices_inv) : slot;
+    uint32_t s = slot - group * p->slices;
+    return (l2_page_place){.home = s % p->partitions, .slice = s / p->partitions, .group = group};
 }
 
 typedef struct l2 l2;

@@ -30,6 +30,9 @@ struct l2 {
     uint32_t full;              /* byte mask of a whole sector */
     bool ecc;
     cfg_set_index index;
+    cfg_l2_placement placement;
+    uint32_t dirty_ways;        /* l2.dirty_ways: at most this many dirty lines a set (0: no limit) */
+    l2_pager pager;             /* placement = page */
     /* fetch_block[m]: the sectors a read miss of the sectors m fetches, the
      * aligned blocks of l2.fetch_sectors that hold them */
     uint8_t fetch_block[1u << CACHE_MAX_SECTORS];
@@ -38,8 +41,14 @@ struct l2 {
     bool avx2;                  /* l2_read and l2_write run their AVX2 builds */
 };
 
-static inline l2_place place_of(const l2 *c, uint64_t line)
+static inline CACHE_ALWAYS_INLINE l2_place place_of(const l2 *c, uint64_t line)
 {
+    if (c->placement == CFG_L2_PLACE_PAGE) {
+        l2_page_place pp = l2_page_place_of(&c->pager, line);
+        return (l2_place){.home = pp.home,
+                          .set = pp.slice * c->sets_per_slice + (pp.group << L2_GRANULE_LINES_SHIFT) +
+                                 (uint32_t)(line & ((1u << L2_GRANULE_LINES_SHIFT) - 1u))};
+    }
     l2_home_slice hs = l2_home_slice_of(line, c->partitions, c->slices_per_partition);
     l2_place p;
     p.home = hs.home;
@@ -89,6 +98,42 @@ static inline void write_back(const l2 *c, const cache_evicted *ev, stats *s)
         s->v[STAT_DRAM_SECT_READ] += fill;
         s->v[STAT_L2_SECT_ECC] += fill;
     }
+}
+
+/* l2.dirty_ways (docs/findings.md §3h): after way became dirty, a set holding
+ * more than c->dirty_ways dirty lines writes its least recently used dirty
+ * line but way to DRAM, and keeps it, clean. */
+static inline void limit_dirty(const l2 *c, const cache_view *vp, int way, stats *s)
+{
+    const cache_view v = *vp;
+    uint32_t n = *v.n_valid, dirty = 0;
+    for (uint32_t w = 0; w < n; w++)
+        dirty += AUX_DIRTY(v.aux[w]) != 0;
+    if (dirty <= c->dirty_ways)
+        return;
+    /* the LRU list from the oldest on, then (only evict-first ways are
+     * outside it) the ways in order */
+    uint32_t pick = CACHE_NIL, w = *v.head;
+    for (uint32_t i = 0; i < n && w != CACHE_NIL && pick == CACHE_NIL; i++, w = v.next[w])
+        if ((int)w != way && AUX_DIRTY(v.aux[w]))
+            pick = w;
+    for (w = 0; w < n && pick == CACHE_NIL; w++)
+        if ((int)w != way && AUX_DIRTY(v.aux[w]))
+            pick = w;
+    cache_evicted ev = {.valid = true, .dirty = (uint8_t)AUX_DIRTY(v.aux[pick]),
+                        .partial = (uint8_t)ST_PART(v.state[pick])};
+    write_back(c, &ev, s);
+    v.aux[pick] = (uint8_t)(v.aux[pick] & ~0xfu);
+}
+
+/* Mark the sectors of mask dirty in way, and keep the set within l2.dirty_ways. */
+static inline CACHE_ALWAYS_INLINE void mark_dirty(const l2 *c, const cache_view *v, int way, uint32_t mask,
+                                                  stats *s)
+{
+    bool was_clean = cache_view_dirty(v, way) == 0;
+    cache_view_mark_dirty(v, way, mask);
+    if (c->dirty_ways && was_clean)
+        limit_dirty(c, v, way, s);
 }
 
 /* The way of line in the set v of partition cache t, allocated (with its
@@ -226,7 +271,7 @@ static inline CACHE_ALWAYS_INLINE void l2_write_lines(l2 *c, uint32_t part, uint
     }
     if (whole)
         cache_view_fill(&v, way, whole);
-    cache_view_mark_dirty(&v, way, sector_mask);
+    mark_dirty(c, &v, way, sector_mask, s);
 }
 
 #if CACHE_AVX2_BUILDS

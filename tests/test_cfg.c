@@ -480,6 +480,12 @@ static const struct {
      ":34: [l2] fetch_sectors: expected a power of two of at most the sectors of a line (4), got 3"},
     {"ecc = true", "fetch_sectors = 8\necc = true",
      ":34: [l2] fetch_sectors: expected a power of two of at most the sectors of a line (4), got 8"},
+    {"ecc = true", "dirty_ways = 21\necc = true", ":34: [l2] dirty_ways: expected at most l2.ways (20), got 21"},
+    {"ecc = true", "placement = pages\necc = true", ":34: [l2] placement: expected granule or page, got \"pages\""},
+    {"size_bytes = 62914560\npartitions = 2\nslices = 96\nsets_per_slice = 256",
+     "size_bytes = 1966080\npartitions = 2\nslices = 96\nsets_per_slice = 8\nplacement = page",
+     ":32: [l2] placement: expected l2.sets_per_slice of at least 16 (a granule's lines on distinct sets) "
+     "with page, got 8"},
     /* syntax and structure */
     {"[l1]", "[l1", ":9: expected \"]\" closing the section name, got \"[l1\""},
     {"stores = update", "stores update",
@@ -495,7 +501,8 @@ static const struct {
      "of [l2]"},
     {"ecc = true", "ECC = true",
      ":34: [l2] ECC: unknown key, expected one of line_bytes, sector_bytes, size_bytes, partitions, "
-     "slices, sets_per_slice, ways, set_index, fetch_sectors, ecc, gpc_partition; did you mean ecc?"},
+     "slices, sets_per_slice, ways, set_index, placement, dirty_ways, fetch_sectors, ecc, gpc_partition; "
+     "did you mean ecc?"},
     {"name = NVIDIA H200", "name = " X64 X64 X64 "xxx", /* 7 + 195 characters */
      ":2: expected lines of at most 198 characters, got a longer one"},
     {"[gpu]", "; " X64 X64 X64 "xxxxx\n[gpu]", /* 2 + 197 characters */
@@ -580,7 +587,7 @@ START_TEST(defaults_fill_keys_left_out)
     size_t with_default = 0;
     for (size_t i = 0; i < cfg_key_count(); i++)
         with_default += cfg_key_default(i) != NULL;
-    ck_assert_uint_eq(with_default, 32); /* 10 + gpu.sm_gpc, shared.carveout_ctas_factor, shared.carveout_min_per_cta_bytes, l2.fetch_sectors, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp, timing.smem_wavefront_cycles, timing.cta_fill_millicycles_per_warp, timing.alu_latency_cycles, timing.control_words, timing.s2r_latency_cycles, timing.ldc_latency_cycles, timing.dram_write_cost_permille, timing.dram_load_permille, timing.dram_load_extra_cycles, timing.l2_write_bytes_per_cycle, timing.l2_fill_wait, timing.l1_fill_wait and timing.first_wave_by_sm */
+    ck_assert_uint_eq(with_default, 34); /* 10 + gpu.sm_gpc, shared.carveout_ctas_factor, shared.carveout_min_per_cta_bytes, l2.placement, l2.dirty_ways, l2.fetch_sectors, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp, timing.smem_wavefront_cycles, timing.cta_fill_millicycles_per_warp, timing.alu_latency_cycles, timing.control_words, timing.s2r_latency_cycles, timing.ldc_latency_cycles, timing.dram_write_cost_permille, timing.dram_load_permille, timing.dram_load_extra_cycles, timing.l2_write_bytes_per_cycle, timing.l2_fill_wait, timing.l1_fill_wait and timing.first_wave_by_sm */
 }
 END_TEST
 
@@ -685,7 +692,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 67); /* 39 + the 28 of the optional [timing] */
+    ck_assert_uint_eq(cfg_key_count(), 69); /* 41 + the 28 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');

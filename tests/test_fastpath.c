@@ -649,7 +649,13 @@ START_TEST(l2_hints_change_no_count)
     cfg_gpu cfg;
     err_info err = {{0}};
     ck_assert_msg(cfg_load("configs/h200.ini", &cfg, &err) == 0, "%s", err.msg);
-    cfg.l2_sets_per_slice = 4; /* small: evictions, write-backs */
+    /* small: evictions, write-backs (192 sets a partition of 4 ways, at most
+     * 2 dirty: fewer than the 2,048 lines below, which l2.placement = page
+     * spreads evenly) */
+    cfg.l2_slices = 24;
+    cfg.l2_sets_per_slice = 16;
+    cfg.l2_ways = 4;
+    cfg.l2_dirty_ways = 2;
     l2 *hinted = l2_create(&cfg), *plain = l2_create(&cfg);
     stats a, b;
     stats_clear(&a);
@@ -1169,15 +1175,16 @@ START_TEST(l2_avx2_equals_baseline)
     /* As l1_avx2_equals_baseline: two L2s take the same reads, writes
      * and atomics, reads and writes by the baseline code and by the AVX2
      * builds; every counter the same after every request. 20 ways (the
-     * H200), 33 and 64 (two 32-way steps); 4 sets per slice, so sets fill,
-     * evict and write back. */
+     * H200), 33 and 64 (two 32-way steps); 24 slices of 16 sets (configs/h200.ini's
+     * placement and dirty limit), so sets fill, evict and write back. */
     static const uint32_t ways[] = {20, 33, 64};
     uint64_t seed = 7;
     for (size_t wi = 0; wi < sizeof ways / sizeof ways[0]; wi++) {
         cfg_gpu cfg;
         err_info err = {{0}};
         ck_assert_msg(cfg_load("configs/h200.ini", &cfg, &err) == 0, "%s", err.msg);
-        cfg.l2_sets_per_slice = 4;
+        cfg.l2_slices = 24;
+        cfg.l2_sets_per_slice = 16;
         cfg.l2_ways = ways[wi];
         l2 *a = l2_create(&cfg), *b = l2_create(&cfg);
         l2_use_avx2(a, false);

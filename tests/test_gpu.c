@@ -468,20 +468,27 @@ START_TEST(h200_l2_write_drops_far_copies)
 }
 END_TEST
 
-/* §3.3 and the H200 suite: with ECC a partly written sector is completed
- * from DRAM when it leaves L2 (ECC covers whole sectors), not when it is
- * written: sectors that later writes complete cost no DRAM read. An L2 of one
- * line makes the second line evict the first. */
-START_TEST(h200_ecc_fills_partial_sectors_at_eviction)
+/* The H200 with an L2 of one set of `ways` lines, in one partition. */
+static gpu *one_set_h200(uint32_t ways, uint32_t dirty_ways)
 {
     cfg_gpu c;
     test_cfg_h200(&c);
     c.l2_partitions = 1;
     c.l2_slices = 1;
     c.l2_sets_per_slice = 1;
-    c.l2_ways = 1;
-    c.l2_size_bytes = 128;
-    gpu *tiny = gpu_create(&c);
+    c.l2_ways = ways;
+    c.l2_size_bytes = 128u * ways;
+    c.l2_dirty_ways = dirty_ways;
+    return gpu_create(&c);
+}
+
+/* §3.3 and the H200 suite: with ECC a partly written sector is completed
+ * from DRAM when it leaves L2 (ECC covers whole sectors), not when it is
+ * written: sectors that later writes complete cost no DRAM read. An L2 of one
+ * line makes the second line evict the first. */
+START_TEST(h200_ecc_fills_partial_sectors_at_eviction)
+{
+    gpu *tiny = one_set_h200(1, 0);
     trace_mem m[2];
     stats s;
     /* 4 B in each of the 4 sectors of line W, then line W + 128 evicts it */
@@ -503,6 +510,78 @@ START_TEST(h200_ecc_fills_partial_sectors_at_eviction)
     ck_assert_uint_eq(V(s, DRAM_SECT_READ), 0);
     ck_assert_uint_eq(V(s, DRAM_SECT_WRITE), 1);
     gpu_destroy(tiny);
+}
+END_TEST
+
+/* l2.dirty_ways (findings §3b, §3h: the H200 keeps ~26 MiB dirty, a limit per
+ * slice, not per L2): a set holding more dirty lines than dirty_ways writes
+ * its least recently used dirty line back and keeps it, clean. One set of 4
+ * ways, at most 2 dirty. */
+START_TEST(a_set_keeps_at_most_dirty_ways_dirty_lines)
+{
+    gpu *tiny = one_set_h200(4, 2);
+    trace_mem m[6];
+    stats s;
+    test_mem(&m[0], TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W, 4);        /* A */
+    test_mem(&m[1], TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W + 128, 4);  /* B */
+    test_mem(&m[2], TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W + 256, 4);  /* C: A written back */
+    test_mem(&m[3], TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W, 4);        /* A: still there */
+    m[3].cache_op = TRACE_CACHE_CG; /* past L1, which holds the stores' data */
+    test_mem(&m[4], TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W + 384, 4);  /* D: B written back */
+    test_mem(&m[5], TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W + 512, 4);  /* E evicts B, clean;
+                                                                                           * C written back */
+    run_kernel(tiny, m, 6, 1, &s);
+    ck_assert_uint_eq(V(s, L2_SECT_READ), 4);
+    ck_assert_uint_eq(V(s, L2_SECT_READ_HIT), 4);
+    ck_assert_uint_eq(V(s, DRAM_SECT_READ), 0);
+    ck_assert_uint_eq(V(s, DRAM_SECT_WRITE), 12);
+    gpu_destroy(tiny);
+    /* without the limit the same set writes back only B, which E evicts */
+    tiny = one_set_h200(4, 0);
+    run_kernel(tiny, m, 6, 1, &s);
+    ck_assert_uint_eq(V(s, DRAM_SECT_WRITE), 4);
+    gpu_destroy(tiny);
+}
+END_TEST
+
+/* l2.placement = page (findings §3h): a 2 MiB page's 16,384 lines on distinct
+ * sets of the H200's 96 slices (of 256 sets), 10 or 11 granules of 16 on each
+ * slice, half homed in each partition; another page is arranged otherwise. */
+START_TEST(a_page_spreads_over_slices_and_sets)
+{
+    l2_pager p;
+    l2_pager_init(&p, 2, 48, 256);
+    ck_assert_uint_eq(p.slots, 96u * 16u);
+    static uint8_t used[2][48 * 256];
+    uint32_t on_slice[96], homes[2] = {0, 0}, same = 0;
+    for (uint64_t page = 0; page < 3; page++) {
+        memset(used, 0, sizeof used);
+        memset(on_slice, 0, sizeof on_slice);
+        homes[0] = homes[1] = 0;
+        for (uint64_t i = 0; i < 16384; i++) {
+            uint64_t line = (0x7f0000000000ull >> 7) + page * 16384 + i;
+            l2_page_place pp = l2_page_place_of(&p, line);
+            ck_assert_uint_lt(pp.home, 2);
+            ck_assert_uint_lt(pp.slice, 48);
+            ck_assert_uint_lt(pp.group, 16);
+            uint32_t set = pp.slice * 256 + pp.group * 16 + (uint32_t)(line & 15u);
+            ck_assert_msg(!used[pp.home][set], "page %llu line %llu: a set taken twice",
+                          (unsigned long long)page, (unsigned long long)i);
+            used[pp.home][set] = 1;
+            on_slice[pp.home * 48 + pp.slice]++;
+            homes[pp.home]++;
+            if (page == 1) { /* page 1's place of each line of page 0's offset */
+                l2_page_place q = l2_page_place_of(&p, line - 16384);
+                same += q.home == pp.home && q.slice == pp.slice && q.group == pp.group;
+            }
+        }
+        for (uint32_t sl = 0; sl < 96; sl++)
+            ck_assert_msg(on_slice[sl] == 160 || on_slice[sl] == 176, "page %llu slice %u: %u lines",
+                          (unsigned long long)page, sl, on_slice[sl]);
+        ck_assert_uint_eq(homes[0], 8192);
+        ck_assert_uint_eq(homes[1], 8192);
+    }
+    ck_assert_uint_lt(same, 16384 / 8);
 }
 END_TEST
 
@@ -1282,6 +1361,8 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, h200_consecutive_stores_of_a_warp_combine);
     tcase_add_test(tc, h200_ecc_fills_partial_sectors_at_eviction);
     tcase_add_test(tc, h200_no_dram_writes_at_kernel_end);
+    tcase_add_test(tc, a_set_keeps_at_most_dirty_ways_dirty_lines);
+    tcase_add_test(tc, a_page_spreads_over_slices_and_sets);
     tcase_add_test(tc, k20c_bypasses_global_loads_caches_local);
     tcase_add_test(tc, k20c_dirty_evictions_write_dram);
     tcase_add_test(tc, l2_fetch_granularity_measured);

@@ -9,7 +9,8 @@
 # the captures of the L2 fetch probe (traces/h200-probes/l2fetch-traces,
 # docs/findings.md §15) must pass whole, their L2 lookups exact. And the
 # same traces against an H100's counters (traces/h100-ncu) with
-# configs/h100.ini, known misses in tests/validate-known-h100.txt.
+# configs/h100.ini, known misses in tests/validate-known-h100.txt. And
+# bench/l2capacity.py must print tests/l2capacity.expected.
 # With --write-docs, regenerate docs/validation.md from the same run.
 set -eu
 BIN=${1:?usage: validate-suite.sh BIN [--write-docs]}
@@ -91,10 +92,20 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
     exit 1
 fi
 check_known build/validate-h100.txt "$H100_KNOWN" validate-h100 "$H100: "
+# how much the L2 keeps (docs/findings.md §3b-3c, §3h): bench/l2capacity.py's
+# table of the model beside the H200's fill, writeSegment and reread probes,
+# as docs/findings.md §3h quotes it (tests/l2capacity.expected)
+if ! python3 bench/l2capacity.py "$BIN" 2>/dev/null > build/l2capacity.txt ||
+    ! diff tests/l2capacity.expected build/l2capacity.txt > build/l2capacity.diff; then
+    echo "validate-suite: bench/l2capacity.py no longer prints tests/l2capacity.expected" \
+        "(diff build/l2capacity.diff; refresh it and docs/findings.md §3h)" >&2
+    status=1
+fi
 total=$(tail -n 1 build/validate-suite.txt)
 per_pc=$(tail -n 1 build/validate-per-pc.txt)
 echo "validate-suite: kernel level: $total ($(wc -l < build/validate-failed.txt) known discrepancies, listed in $KNOWN)"
 echo "validate-suite: per instruction: $per_pc"
 echo "validate-suite: the H100 (configs/h100.ini, $H100): $(tail -n 1 build/validate-h100.txt) ($(wc -l < build/validate-h100-failed.txt) known discrepancies, listed in $H100_KNOWN)"
+echo "validate-suite: the L2's capacity (bench/l2capacity.py): $(tail -n 2 build/l2capacity.txt | head -n 1)"
 echo "validate-suite: the L2's 64-byte fetch: $(grep -c -v ',FAIL$' build/validate-fetch.csv | awk '{print $1 - 1}') of $(($(wc -l < build/validate-fetch.csv) - 1)) values of $FETCH within tolerance, $lookups"
 exit $status
