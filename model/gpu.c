@@ -179,7 +179,8 @@ static inline void obs_take(const stats *s, obs_snap *o)
     o->fabric = s->v[STAT_L2_SECT_FABRIC];
 }
 
-static gpu_l2_req obs_req(const stats *s, const obs_snap *before, gpu_l2_op op, uint64_t line, uint32_t mask)
+static gpu_l2_req obs_req(const stats *s, const obs_snap *before, gpu_l2_op op, uint64_t line, uint32_t mask,
+                          uint32_t home)
 {
     obs_snap after;
     obs_take(s, &after);
@@ -188,19 +189,20 @@ static gpu_l2_req obs_req(const stats *s, const obs_snap *before, gpu_l2_op op, 
                         .miss_sectors = (uint32_t)(after.miss - before->miss),
                         .dram_sectors = (uint32_t)(after.dram - before->dram),
                         .op = (uint8_t)op, .far = after.fabric != before->fabric,
+                        .home = home & 0x7fu,
                         .dram_written = (uint16_t)(after.dram_written - before->dram_written)};
 }
 
 /* Keep a request of the current record (obs_req's), written in its slot;
  * past GPU_OBS_MAX_L2 fold it into the last. */
 static void obs_keep(gpu *g, const stats *s, const obs_snap *before, gpu_l2_op op, uint64_t line,
-                     uint32_t mask)
+                     uint32_t mask, uint32_t home)
 {
     if (g->obs_n < GPU_OBS_MAX_L2) {
-        g->obs_l2[g->obs_n++] = obs_req(s, before, op, line, mask);
+        g->obs_l2[g->obs_n++] = obs_req(s, before, op, line, mask, home);
         return;
     }
-    gpu_l2_req r = obs_req(s, before, op, line, mask);
+    gpu_l2_req r = obs_req(s, before, op, line, mask, home);
     gpu_l2_req *last = &g->obs_l2[GPU_OBS_MAX_L2 - 1u];
     last->sectors += r.sectors;
     last->hit_sectors += r.hit_sectors;
@@ -706,7 +708,8 @@ static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb
         obs_take(s, &before);
     l2_write(g->l2, g->sm_partition[sm], ln->line, ln->sector_mask, ln->byte_mask, s);
     if (g->observing && g->obs.store_line) {
-        gpu_l2_req r = obs_req(s, &before, GPU_L2_WRITE, ln->line, ln->sector_mask);
+        gpu_l2_req r = obs_req(s, &before, GPU_L2_WRITE, ln->line, ln->sector_mask,
+                               l2_home_partition(g->l2, ln->line));
         g->obs.store_line(g->obs.ctx, sm, &r);
     }
     s->v[STAT_L1_M_WRITE_SECTORS] += cache_popcount(ln->sector_mask);
@@ -730,11 +733,15 @@ static void load_lines_observed(gpu *g, const coal_result *res, const l2_place *
             continue;
         obs_snap before;
         obs_take(s, &before);
-        if (places)
+        uint32_t home;
+        if (places) {
             l2_read_at(g->l2, part, res->lines[i].line, places[i], g->miss_mask[i], s);
-        else
+            home = places[i].home;
+        } else {
             l2_read(g->l2, part, res->lines[i].line, g->miss_mask[i], s);
-        obs_keep(g, s, &before, GPU_L2_READ, res->lines[i].line, g->miss_mask[i]);
+            home = l2_home_partition(g->l2, res->lines[i].line);
+        }
+        obs_keep(g, s, &before, GPU_L2_READ, res->lines[i].line, g->miss_mask[i], home);
     }
 }
 
@@ -854,7 +861,7 @@ static void do_global_atomic(gpu *g, const trace_mem *m, uint32_t sm, stats *s)
             l2_atomic(g->l2, part, g->res.lines[i].line, g->res.lines[i].sector_mask, red, s);
             if (g->observing)
                 obs_keep(g, s, &before, GPU_L2_ATOMIC, g->res.lines[i].line,
-                         g->res.lines[i].sector_mask);
+                         g->res.lines[i].sector_mask, l2_home_partition(g->l2, g->res.lines[i].line));
         }
     }
 }

@@ -142,9 +142,11 @@ typedef struct gpu_l2_req {
                              * more than those of sector_mask that missed when l2.fetch_sectors
                              * blocks brought others beside them, findings §15) */
     uint8_t op;             /* gpu_l2_op */
-    bool far;               /* crossed the fabric to the other partition */
+    unsigned far : 1;       /* crossed the fabric to the other partition */
+    unsigned home : 7;      /* the line's home partition, as the L2 places it (l2.placement) */
     uint16_t dram_written;  /* of dram_sectors, those written back (dirty sectors it evicted) */
 } gpu_l2_req;
+_Static_assert(sizeof(gpu_l2_req) == 32, "gpu_l2_req: far and home share op's word");
 #define GPU_OBS_MAX_L2 64u  /* requests reported per record; more are folded into the last */
 typedef struct gpu_event {
     const trace_mem *m;

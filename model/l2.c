@@ -99,7 +99,7 @@ void l2_clear(l2 *c)
 
 uint32_t l2_home_partition(const l2 *c, uint64_t line)
 {
-    return place_of(c, line).home;
+    return place_get(c, line).home;
 }
 
 CACHE_NOINLINE void l2_read_baseline(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask,

@@ -463,8 +463,7 @@ struct timing {
     announced ann[ANNOUNCE_LAG];
     uint32_t n_ann;           /* records announced */
     uint32_t smsps, partitions, slices_per_partition;
-    bool page_homes;  /* l2.placement = page: a line's home partition from pager */
-    l2_pager pager;
+
     uint32_t lookup_units;    /* slice units one lookup holds: one L2 cycle */
     /* an L2 request's way there and back in cycles: near, crossing the fabric,
      * and from the slice to DRAM and back (beyond an L2 hit) */
@@ -595,8 +594,7 @@ timing *timing_create(const cfg_gpu *c)
     t->smsps = c->t_smsps_per_sm;
     t->partitions = c->l2_partitions;
     t->slices_per_partition = c->l2_slices / c->l2_partitions;
-    t->page_homes = c->l2_placement == CFG_L2_PLACE_PAGE;
-    l2_pager_init(&t->pager, t->partitions, t->slices_per_partition, c->l2_sets_per_slice);
+
     t->lookup_units = c->t_l2_slice_bytes_per_cycle / c->l2_sector_bytes;
     if (t->lookup_units == 0)
         t->lookup_units = 1;
@@ -1451,19 +1449,18 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
 
 /* ---- L2 ------------------------------------------------------------------------- */
 
-/* Where line lives in L2: its home partition, where writes and atomics are
- * done (the functional L2's, l2.h, so that both agree on what crosses the
- * fabric), and the slice within a partition whose queues it waits in
- * (partition p's is p * slices_per_partition + slice). The queues' slice is
- * the granule hash's whatever l2.placement says: with the even slices of
- * placement = page, spmv_vector and transpose_naive run 22-23% fast, the
- * hash's busy slices standing in for what their dependent chains wait for
- * and the model lacks (docs/findings.md §21, §3h). */
-static inline l2_home_slice place_of(const timing *t, uint64_t line)
+/* Where r's line lives in L2: its home partition, where writes and atomics
+ * are done (the functional L2's, which the request carries, so that both
+ * agree on what crosses the fabric), and the slice within a partition whose
+ * queues it waits in (partition p's is p * slices_per_partition + slice).
+ * The queues' slice is the granule hash's whatever l2.placement says: with
+ * the even slices of placement = page, spmv_vector and transpose_naive run
+ * 22-23% fast, the hash's busy slices standing in for what their dependent
+ * chains wait for and the model lacks (docs/findings.md §21, §3h). */
+static inline l2_home_slice place_of(const timing *t, const gpu_l2_req *r)
 {
-    l2_home_slice hs = l2_home_slice_of(line, t->partitions, t->slices_per_partition);
-    if (t->page_homes)
-        hs.home = l2_page_place_of(&t->pager, line).home;
+    l2_home_slice hs = l2_home_slice_of(r->line, t->partitions, t->slices_per_partition);
+    hs.home = r->home;
     return hs;
 }
 
@@ -1615,7 +1612,7 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
                                                                  uint64_t t1, gpu_l2_op op, bool last)
 {
     bool read = op == GPU_L2_READ;
-    l2_home_slice pl = place_of(t, r->line);
+    l2_home_slice pl = place_of(t, r);
     uint32_t near = t->sm_part[sm];
     uint64_t arrive = t1 + (r->far ? t->far_in : t->l2_in);
     /* reads are looked up in the SM's near partition; writes and atomics at home */
