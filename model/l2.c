@@ -30,8 +30,11 @@ static uint32_t gcd32(uint32_t a, uint32_t b)
 
 void l2_pager_init(l2_pager *p, uint32_t partitions, uint32_t slices_per_partition, uint32_t sets_per_slice)
 {
-    assert(partitions >= 1 && slices_per_partition >= 1);
+    assert(partitions >= 1 && (partitions & (partitions - 1u)) == 0 && slices_per_partition >= 1);
     p->partitions = partitions;
+    p->part_shift = 0;
+    while ((1u << p->part_shift) < partitions)
+        p->part_shift++;
     p->slices = partitions * slices_per_partition;
     uint32_t groups = sets_per_slice >> L2_GRANULE_LINES_SHIFT;
     p->slots = p->slices * (groups ? groups : 1u);

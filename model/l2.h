@@ -91,7 +91,8 @@ _Static_assert((1u << L2_GRANULE_LINES_SHIFT) == CFG_L2_GRANULE_LINES, "granule 
 typedef struct l2_pager {
     uint32_t slots;      /* slices (of all partitions) x set groups: at most 2^22 (cfg's bounds) */
     uint32_t slices;     /* of all partitions */
-    uint32_t partitions;
+    uint32_t partitions; /* a power of two (cfg: 1 or 2) */
+    uint32_t part_shift; /* log2(partitions) */
     uint64_t slots_inv, slices_inv; /* floor(2^64 / d) + 1: x / d with a multiply (l2_div32) */
     uint32_t mult[L2_PAGER_MULTS]; /* the a's, each coprime to slots, below it */
 } l2_pager;
@@ -124,7 +125,7 @@ static inline l2_page_place l2_page_place_of(const l2_pager *p, uint64_t line)
     uint32_t slot = p->slots > 1u ? x - l2_div32(x, p->slots_inv) * p->slots : 0u;
     uint32_t group = p->slices > 1u ? l2_div32(slot, p->slices_inv) : slot;
     uint32_t s = slot - group * p->slices;
-    return (l2_page_place){.home = s % p->partitions, .slice = s / p->partitions, .group = group};
+    return (l2_page_place){.home = s & (p->partitions - 1u), .slice = s >> p->part_shift, .group = group};
 }
 
 typedef struct l2 l2;
