@@ -29,6 +29,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROBES = os.path.join(ROOT, "traces", "h200-probes")
 BASE = 0x7F0000000000
+LIST = 0x7F8000000000  # the dirty probe's list of chunks
 PAGE = 2 << 20
 SMS = 132
 
@@ -50,15 +51,49 @@ CASES = [
     ("rw_24m", "reread", "rw", 6291456),
     ("rw_32m", "reread", "rw", 8388608),
     ("rw_48m", "reread", "rw", 12582912),
+    # slicecontend's dirty probe (findings §3h): one kernel writes every
+    # chunk of P pages, or reads them twice (its second pass's misses)
+    ("wc_18m", "dirtyslice", "wc", 4718592),
+    ("wc_22m", "dirtyslice", "wc", 5767168),
+    ("wc_26m", "dirtyslice", "wc", 6815744),
+    ("wc_28m", "dirtyslice", "wc", 7340032),
+    ("rc_28m", "dirtyslice", "rc", 7340032),
+    ("rc_32m", "dirtyslice", "rc", 8388608),
+    ("rc_36m", "dirtyslice", "rc", 9437184),
+    ("rc_40m", "dirtyslice", "rc", 10485760),
+    ("rc_44m", "dirtyslice", "rc", 11534336),
+    ("rc_48m", "dirtyslice", "rc", 12582912),
 ]
+# the dirty probe's grid: 264 CTAs of 8 warps, warp w taking chunks w, w + 2,112, ...
+CHUNK_WARPS = 264 * 8
+SECOND_PASS = "second_pass_misses"  # L2 read lookup misses beyond the footprint (and, on the
+                                    # H200, the list of chunks each warp reads)
 METRICS = ["dram__sectors_write.sum", "dram__sectors_read.sum"]
 # validate's DRAM tolerance (sim/validate.c): 5%, or the empty kernel's
 # background floor (docs/findings.md §1)
 FLOOR = {"dram__sectors_write.sum": 321, "dram__sectors_read.sum": 256}
 
 
-def measured(fname, case):
+def measured_dirty(case, n):
+    """The H200's values of a dirty-probe case (run 1) from dirtyslice/summary.txt."""
+    kind, pages = case[:2], n * 4 // PAGE
+    what = "write" if kind == "wc" else "read"
+    want = "run 1 | %s classes 0-46 pages %d " % (what, pages)
+    with open(os.path.join(PROBES, "dirtyslice", "summary.txt")) as f:
+        for line in f:
+            if line.startswith(want):
+                v = {k: int(x) for k, x in (w.split("=") for w in line.split("|")[2].split())}
+                got = {"dram__sectors_write.sum": v["dram_write"], "dram__sectors_read.sum": v["dram_read"]}
+                if kind == "rc":  # the footprint's sectors and the chunk list's (4 B a chunk)
+                    got[SECOND_PASS] = v["l2_read_lookup_miss"] - n * 4 // 32 - (n // 256) * 4 // 32
+                return got
+    sys.exit("l2capacity: dirtyslice/summary.txt: no row %s" % want.strip())
+
+
+def measured(fname, case, n):
     """The H200's values of case (first run) from measure.FNAME.txt."""
+    if fname == "dirtyslice":
+        return measured_dirty(case, n)
     with open(os.path.join(PROBES, "measure.%s.txt" % fname)) as f:
         for line in f:
             fields = line.split()
@@ -103,6 +138,33 @@ def trace(f, kind, n):
             return 3
         kernel(f, 0, "writeOffset", n // 512, 512, body)
         kernels = 1
+    elif kind in ("wc", "rc"):  # slicecontend.cu's writeChunks / readChunks over every chunk
+        chunks = n // 256
+        op = "st" if kind == "wc" else "ld"
+        per_warp = {}
+        for p in range(1 if kind == "wc" else 2):
+            for i in range(chunks):
+                w = i % CHUNK_WARPS
+                per_warp.setdefault(w, []).append(i)
+        f.write('kernel launch=0 grid=264,1,1 block=256,1,1 name="%s"\n'
+                % ("writeChunks" if kind == "wc" else "readChunks"))
+        f.write('pc 0x0070 "LDG.E R4, desc[UR4][R4.64]"\n'
+                'pc 0x0080 "LDG.E.STRONG.GPU R0, desc[UR4][R2.64]"\npc 0x0090 "STG.E desc[UR4][R2.64], R0"\n')
+        m = 0
+        for p in range(1 if kind == "wc" else 2):  # the passes in order, the warps' chunks interleaved
+            for i in range(chunks):
+                w = i % CHUNK_WARPS
+                # chunks[i]: every lane the same word of the list
+                f.write("ld global 4 cta=%d warp=%d sm=%d pc=0x70 mask=0xffffffff base=0x%x stride=0\n"
+                        % (w // 8, w % 8, (w // 8) % SMS, LIST + 4 * i))
+                m += 1
+                for l in range(8):
+                    f.write("%s global 4 cta=%d warp=%d sm=%d pc=0x%x cache=cg mask=0xffffffff base=0x%x stride=4\n"
+                            % (op, w // 8, w % 8, (w // 8) % SMS, 0x80 if op == "ld" else 0x90,
+                               BASE + i * 1024 + l * 128))
+                    m += 1
+        f.write("end kernel mem=%d bar=0\n" % m)
+        kernels = 1
     else:  # reread.cu: launch 0 reads (rr) or writes (rw), launch 1 reads again; 256 threads
         op = "ld" if kind == "rr" else "st"
         def first(c, w):
@@ -132,8 +194,11 @@ def model(binary, config, kind, n):
     got = {}
     for line in out.splitlines():
         parts = line.rsplit(",", 3)
-        if len(parts) == 4 and parts[1] == last and parts[2] in METRICS:
+        if len(parts) == 4 and parts[1] == last:
             got[parts[2]] = int(float(parts[3]))
+    if kind == "rc":  # less the footprint and the list (4 B a chunk), as measured_dirty
+        got[SECOND_PASS] = (got.get("lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", 0) - n * 4 // 32 -
+                            (n // 256) * 4 // 32)
     return got
 
 
@@ -159,17 +224,20 @@ def main():
     errs, within, compared = [], 0, 0
     missed = {m: 0 for m in METRICS}  # sum of |model - H200|, sectors
     print("%-9s %-24s %10s %10s %8s  %s" % ("case", "metric", "H200", "model", "error", "5% or floor"))
+    # (metric names shortened to fit: dram__sectors_*.sum as printed)
     try:
         for name, fname, kind, n in CASES:
             if only and not only.search(name):
                 continue
             print("l2capacity: %s (%d MiB)" % (name, n * 4 >> 20), file=sys.stderr, flush=True)
-            hw = measured(fname, name)
+            hw = measured(fname, name, n)
             got = model(binary, warm_config if kind in ("rr", "rw") else config, kind, n)
-            for m in METRICS:
+            for m in METRICS + ([SECOND_PASS] if kind == "rc" else []):
                 h, g = hw[m], got.get(m, 0)
                 rel = (g - h) / h if h else 0.0
-                if kind == "rr" and m == "dram__sectors_write.sum":
+                if m == SECOND_PASS:
+                    verdict = "(info)"  # part of the DRAM reads above
+                elif kind in ("rr", "rc") and m == "dram__sectors_write.sum":
                     # nothing of the trace is dirty: the H200 writes back what
                     # the program's earlier work and the profiler left
                     verdict = "not in the trace"
