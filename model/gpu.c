@@ -120,8 +120,6 @@ struct gpu {
     uint32_t *local_slot;     /* [cta]: 1 + the CTA's resident slot on its SM, 0: none yet */
     uint32_t n_local_slot;
     uint32_t *local_ctas;     /* [sm_count]: CTAs given a slot on each SM this kernel */
-    uint32_t cur_l1_bytes;    /* L1 capacity the L1s were last reset to */
-    bool l1_sized;
 
     /* per-PC counters: an open-addressing table pc -> index into pcs */
     gpu_pc_stats *pcs;
@@ -540,13 +538,13 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
         g->local_ctas = xcalloc(c->sm_count, sizeof *g->local_ctas);
     memset(g->local_ctas, 0, c->sm_count * sizeof *g->local_ctas);
 
+    /* L1 starts every kernel empty: the H200 finds no global line of an
+     * earlier launch in L1 (docs/findings.md §3f, §3g; it may find local
+     * ones, which a kernel writes before it reads them); L2 keeps its data
+     * unless the caches are cold per kernel */
     uint32_t l1_bytes = l1_kib * 1024u;
-    if (c->cold_caches_per_kernel || !g->l1_sized || l1_bytes != g->cur_l1_bytes) {
-        for (uint32_t s = 0; s < c->sm_count; s++)
-            l1_reset(g->l1[s], l1_bytes);
-        g->cur_l1_bytes = l1_bytes;
-        g->l1_sized = true;
-    }
+    for (uint32_t s = 0; s < c->sm_count; s++)
+        l1_reset(g->l1[s], l1_bytes);
     if (c->cold_caches_per_kernel)
         l2_clear(g->l2);
 

@@ -867,6 +867,9 @@ START_TEST(cta_placement_from_the_trace)
 }
 END_TEST
 
+/* cold_caches_per_kernel = false keeps L2's data for the next kernel; L1
+ * starts every kernel empty either way (findings §3f, §3g: the H200 finds no
+ * global line of an earlier launch in L1). */
 START_TEST(warm_caches_when_not_cold_per_kernel)
 {
     cfg_gpu c = h200;
@@ -877,11 +880,14 @@ START_TEST(warm_caches_when_not_cold_per_kernel)
     test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, A, 4);
     run_one(wg, &m, &s);
     ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD_MISS), 4);
+    ck_assert_uint_eq(V(s, DRAM_SECT_READ), 4);
     run_one(wg, &m, &s);
-    ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD_HIT), 4);
+    ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD_HIT), 0);
+    ck_assert_uint_eq(V(s, L2_SECT_READ_HIT), 4);
+    ck_assert_uint_eq(V(s, DRAM_SECT_READ), 0);
     run_one(g, &m, &s);
     run_one(g, &m, &s);
-    ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD_HIT), 0); /* the H200 config is cold */
+    ck_assert_uint_eq(V(s, L2_SECT_READ_HIT), 0); /* the H200 config is cold */
     gpu_destroy(wg);
 }
 END_TEST
