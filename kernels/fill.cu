@@ -13,18 +13,30 @@
  * after its stores, inside the kernel: does the L2 write dirty data back
  * while the kernel runs on, with nothing else to do? (findings §3d)
  *
- * usage: fill N [CTAS [PAD_MIB [SPIN]]]   (floats, a multiple of 256; CTAS
- *        default N / 256, 0 = the default; PAD_MIB 0; SPIN 0 cycles) */
+ * READBACK 1 makes every thread then read its floats back past L1 (__ldcg):
+ * does an SM's write to a line homed in the other L2 partition leave a copy
+ * in its own, as its reads do (hardware-facts §3.5)? Then the reads back
+ * find every line near, with no fabric traffic (findings §3h).
+ *
+ * usage: fill N [CTAS [PAD_MIB [SPIN [READBACK]]]]   (floats, a multiple of 256;
+ *        CTAS default N / 256, 0 = the default; PAD_MIB 0; SPIN 0 cycles;
+ *        READBACK 0) */
 #include "common.cuh"
 
 #define BLOCK 256
 
-static const char *USAGE = "N [CTAS [PAD_MIB [SPIN]]]";
+static const char *USAGE = "N [CTAS [PAD_MIB [SPIN [READBACK]]]]";
 
-__global__ void fillKernel(float *out, int n, long long spin)
+__global__ void fillKernel(float *out, int n, long long spin, int readback)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         out[i] = (float)i;
+    if (readback) {
+        float acc = 0.0f;
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            acc += __ldcg(out + i);
+        if (acc == -1.0f) out[0] = acc; /* keeps the loads; never true */
+    }
     if (spin > 0) {
         long long t0 = clock64();
         while (clock64() - t0 < spin) {
@@ -35,17 +47,18 @@ __global__ void fillKernel(float *out, int n, long long spin)
 int main(int argc, char **argv)
 {
     g_prog = "fill";
-    if (argc < 2 || argc > 5) usage_fail(USAGE, "expected 1 to 4 arguments");
+    if (argc < 2 || argc > 6) usage_fail(USAGE, "expected 1 to 5 arguments");
     int n = (int)parse_long(argv[1], "N", BLOCK, 1 << 28, USAGE);
     if (n % BLOCK != 0) usage_fail(USAGE, "N must be a multiple of %d", BLOCK);
     int ctas = argc > 2 ? (int)parse_long(argv[2], "CTAS", 0, n / BLOCK, USAGE) : 0;
     if (ctas == 0) ctas = n / BLOCK;
     long pad_mib = argc > 3 ? parse_long(argv[3], "PAD_MIB", 0, 65536, USAGE) : 0;
     long long spin = argc > 4 ? parse_long(argv[4], "SPIN", 0, 2000000000L, USAGE) : 0;
+    int readback = argc > 5 ? (int)parse_long(argv[5], "READBACK", 0, 1, USAGE) : 0;
     setup_device();
     char *pad = pad_mib ? dev_alloc<char>((size_t)pad_mib << 20) : NULL;
     float *d = dev_alloc<float>(n);
-    fillKernel<<<ctas, BLOCK>>>(d, n, spin);
+    fillKernel<<<ctas, BLOCK>>>(d, n, spin, readback);
     CHECK_LAUNCH();
     float *h = (float *)host_alloc((size_t)n * sizeof(float));
     CHECK(cudaMemcpy(h, d, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));

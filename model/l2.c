@@ -178,7 +178,7 @@ void l2_atomic(l2 *c, uint32_t part, uint64_t line, uint32_t sector_mask, bool i
     s->v[is_red ? STAT_L2_SECT_RED : STAT_L2_SECT_ATOM] += n;
     if (pl.home != part)
         s->v[STAT_L2_SECT_FABRIC] += n;
-    drop_copies(c, pl, line);
+    drop_copies(c, pl, line, UINT32_MAX);
     /* read-modify-write at home: the sectors must be there whole */
     cache_view v;
     int way = home_fill(c, pl.home, pl.set, line, sector_mask, s, &v);

@@ -23,7 +23,10 @@
  *    the near partition as a clean copy, so a second read from that
  *    partition hits with no fabric traffic (§3.5).
  *  - writes and atomics are done at home (crossing the fabric when far) and
- *    drop the copies of the line in the other partitions. Writes are
+ *    drop the copies of the line in the other partitions; a write from the
+ *    far side leaves a clean copy of the sectors home holds whole in the
+ *    writer's partition, as a read does (findings §3h: an SM reads back
+ *    what it wrote all near, no fabric traffic). Writes are
  *    write-validate: they never fetch, and every write sector counts as a
  *    lookup hit (measured: write lookup misses are 0 on every H200 kernel).
  *  - ECC: a dirty sector that is only partly valid when it is evicted is

@@ -169,11 +169,12 @@ static inline CACHE_ALWAYS_INLINE int home_fill(l2 *c, uint32_t home, uint32_t s
     return way;
 }
 
-/* Drop the copies of line held outside its home partition. */
-static inline void drop_copies(l2 *c, l2_place pl, uint64_t line)
+/* Drop the copies of line held outside its home partition and keep (a
+ * partition number, or UINT32_MAX for none). */
+static inline void drop_copies(l2 *c, l2_place pl, uint64_t line, uint32_t keep)
 {
     for (uint32_t p = 0; p < c->partitions; p++) {
-        if (p == pl.home)
+        if (p == pl.home || p == keep)
             continue;
         cache_view v = cache_view_get(c->part[p], pl.set);
         int way = cache_view_find(&v, line);
@@ -248,7 +249,7 @@ static inline CACHE_ALWAYS_INLINE void l2_write_lines(l2 *c, uint32_t part, uint
     s->v[STAT_L2_SECT_WRITE] += n;
     if (pl.home != part)
         s->v[STAT_L2_SECT_FABRIC] += n;
-    drop_copies(c, pl, line);
+    drop_copies(c, pl, line, part);
 
     cache_view v = cache_view_get(t, pl.set);
     int way = find_or_alloc(c, t, &v, line, s);
@@ -272,6 +273,16 @@ static inline CACHE_ALWAYS_INLINE void l2_write_lines(l2 *c, uint32_t part, uint
     if (whole)
         cache_view_fill(&v, way, whole);
     mark_dirty(c, &v, way, sector_mask, s);
+    /* a write from the far side leaves a clean copy near, as a read does
+     * (findings §3h: an SM's read-back of what it wrote hits near, every
+     * sector): the sectors home now holds whole */
+    if (pl.home != part) {
+        cache_view nv = cache_view_get(c->part[part], pl.set);
+        int near_way = find_or_alloc(c, c->part[part], &nv, line, s);
+        uint32_t copy = cache_view_full(&v, way) & sector_mask;
+        if (near_way >= 0 && copy)
+            cache_view_fill(&nv, near_way, copy);
+    }
 }
 
 #if CACHE_AVX2_BUILDS

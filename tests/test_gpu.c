@@ -544,6 +544,38 @@ START_TEST(a_set_keeps_at_most_dirty_ways_dirty_lines)
 }
 END_TEST
 
+/* findings §3h (kernels/probes/wcopy.exp: fill 65536 1 0 0 1): one SM writes
+ * 256 KiB, half of it homed in the other partition (4,096 of 8,192 write
+ * sectors cross the fabric), and reads it back past L1: all 8,192 read
+ * sectors hit in its near partition, none crosses the fabric. A write from
+ * the far side leaves a clean copy near, as a read does. */
+START_TEST(a_far_write_leaves_a_copy_near)
+{
+    enum { LINES = 64 };
+    trace_mem m[2 * LINES + 1];
+    for (uint32_t i = 0; i < LINES; i++) {
+        test_mem(&m[i], TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W + 128ull * i, 4);
+        test_mem(&m[LINES + 1 + i], TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W + 128ull * i, 4);
+        m[LINES + 1 + i].cache_op = TRACE_CACHE_CG;
+        m[LINES + 1 + i].pc = 0x30;
+    }
+    /* the warp's next instruction ends its run of stores: they leave for L2 */
+    test_mem(&m[LINES], TRACE_KIND_LD, TRACE_SPACE_SHARED, 4, 0x1u, 0, 0);
+    m[LINES].pc = 0x20;
+    stats s;
+    run_kernel(g, m, 2 * LINES + 1, 1, &s);
+    uint32_t n;
+    const gpu_pc_stats *pcs = gpu_pc_breakdown(g, &n);
+    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_gt(pcs[0].s.v[STAT_L2_SECT_FABRIC], 0); /* some lines homed far */
+    ck_assert_uint_lt(pcs[0].s.v[STAT_L2_SECT_FABRIC], 4u * LINES);
+    ck_assert_uint_eq(pcs[2].s.v[STAT_L2_SECT_READ], 4u * LINES);
+    ck_assert_uint_eq(pcs[2].s.v[STAT_L2_SECT_READ_HIT], 4u * LINES);
+    ck_assert_uint_eq(pcs[2].s.v[STAT_L2_SECT_FABRIC], 0);
+    ck_assert_uint_eq(V(s, DRAM_SECT_READ), 0);
+}
+END_TEST
+
 /* l2.placement = page (findings §3h): a 2 MiB page's 16,384 lines on distinct
  * sets of the H200's 96 slices (of 256 sets), 10 or 11 granules of 16 on each
  * slice, half homed in each partition; another page is arranged otherwise. */
@@ -1368,6 +1400,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, h200_ecc_fills_partial_sectors_at_eviction);
     tcase_add_test(tc, h200_no_dram_writes_at_kernel_end);
     tcase_add_test(tc, a_set_keeps_at_most_dirty_ways_dirty_lines);
+    tcase_add_test(tc, a_far_write_leaves_a_copy_near);
     tcase_add_test(tc, a_page_spreads_over_slices_and_sets);
     tcase_add_test(tc, k20c_bypasses_global_loads_caches_local);
     tcase_add_test(tc, k20c_dirty_evictions_write_dram);
