@@ -51,6 +51,14 @@ CASES = [
     ("rw_24m", "reread", "rw", 6291456),
     ("rw_32m", "reread", "rw", 8388608),
     ("rw_48m", "reread", "rw", 12582912),
+    # reread.cu's mode other (findings §3h): launch 0 leaves N floats dirty,
+    # launch 1 reads M floats of another buffer (N, then M in the name, MiB)
+    ("ed_12_24", "evictdirty", "ed", (3145728, 6291456)),
+    ("ed_12_32", "evictdirty", "ed", (3145728, 8388608)),
+    ("ed_12_40", "evictdirty", "ed", (3145728, 10485760)),
+    ("ed_12_48", "evictdirty", "ed", (3145728, 12582912)),
+    ("ed_24_24", "evictdirty", "ed", (6291456, 6291456)),
+    ("ed_24_32", "evictdirty", "ed", (6291456, 8388608)),
     # slicecontend's dirty probe (findings §3h): one kernel writes every
     # chunk of P pages, or reads them twice (its second pass's misses)
     ("wc_18m", "dirtyslice", "wc", 4718592),
@@ -165,6 +173,19 @@ def trace(f, kind, n):
                     m += 1
         f.write("end kernel mem=%d bar=0\n" % m)
         kernels = 1
+    elif kind == "ed":  # reread.cu's mode other: launch 0 writes N floats, launch 1 reads M elsewhere
+        n0, m1 = n
+        other = BASE + (n0 * 4 + PAGE - 1) // PAGE * PAGE + PAGE
+        def first(c, w):
+            record(f, "st", c, w, BASE + (c * 256 + w * 32) * 4)
+            return 1
+        def again(c, w):
+            record(f, "ld", c, w, other + (c * 256 + w * 32) * 4)
+            return 1
+        kernel(f, 0, "writeKernel", n0 // 256, 256, first)
+        f.write("\n")
+        kernel(f, 1, "readAgain", m1 // 256, 256, again)
+        kernels = 2
     else:  # reread.cu: launch 0 reads (rr) or writes (rw), launch 1 reads again; 256 threads
         op = "ld" if kind == "rr" else "st"
         def first(c, w):
@@ -190,7 +211,7 @@ def model(binary, config, kind, n):
                              capture_output=True, text=True, check=True).stdout
     finally:
         os.unlink(path)
-    last = "1" if kind in ("rr", "rw") else "0"
+    last = "1" if kind in ("rr", "rw", "ed") else "0"
     got = {}
     for line in out.splitlines():
         parts = line.rsplit(",", 3)
@@ -229,9 +250,9 @@ def main():
         for name, fname, kind, n in CASES:
             if only and not only.search(name):
                 continue
-            print("l2capacity: %s (%d MiB)" % (name, n * 4 >> 20), file=sys.stderr, flush=True)
+            print("l2capacity: %s" % name, file=sys.stderr, flush=True)
             hw = measured(fname, name, n)
-            got = model(binary, warm_config if kind in ("rr", "rw") else config, kind, n)
+            got = model(binary, warm_config if kind in ("rr", "rw", "ed") else config, kind, n)
             for m in METRICS + ([SECOND_PASS] if kind == "rc" else []):
                 h, g = hw[m], got.get(m, 0)
                 rel = (g - h) / h if h else 0.0

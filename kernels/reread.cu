@@ -9,12 +9,16 @@
  *   readAgain    the same, launch 1
  *   writeKernel  out[i] = i
  *
- * usage: reread N read|write   (floats, a multiple of 256) */
+ * MODE other: launch 0 writes N floats, launch 1 reads M floats of another
+ * buffer: how much of the dirty data do clean reads push out (findings §3h)?
+ *
+ * usage: reread N read|write   (floats, a multiple of 256)
+ *        reread N other M   (M floats, a multiple of 256) */
 #include "common.cuh"
 
 #define BLOCK 256
 
-static const char *USAGE = "N read|write";
+static const char *USAGE = "N read|write | N other M";
 
 __global__ void readKernel(const float *a, float *sink, int n)
 {
@@ -44,13 +48,18 @@ __global__ void writeKernel(float *a, int n)
 int main(int argc, char **argv)
 {
     g_prog = "reread";
-    if (argc != 3) usage_fail(USAGE, "expected 2 arguments");
+    if (argc != 3 && argc != 4) usage_fail(USAGE, "expected 2 or 3 arguments");
     int n = (int)parse_long(argv[1], "N", BLOCK, 1 << 28, USAGE);
     if (n % BLOCK != 0) usage_fail(USAGE, "N must be a multiple of %d", BLOCK);
-    int write = strcmp(argv[2], "write") == 0;
+    int other = strcmp(argv[2], "other") == 0;
+    int write = other || strcmp(argv[2], "write") == 0;
     if (!write && strcmp(argv[2], "read") != 0) usage_fail(USAGE, "unknown mode '%s'", argv[2]);
+    if (other != (argc == 4)) usage_fail(USAGE, "M goes with mode other, and only with it");
+    int m = other ? (int)parse_long(argv[3], "M", BLOCK, 1 << 28, USAGE) : n;
+    if (m % BLOCK != 0) usage_fail(USAGE, "M must be a multiple of %d", BLOCK);
     setup_device();
     float *d = dev_alloc<float>(n), *sink = dev_alloc<float>(1);
+    float *e = other ? dev_alloc<float>(m) : d;
     /* not initialised: a memset would leave the buffer dirty in L2 before
      * launch 0, and the read mode is about clean data (the values do not
      * matter; a negative one costs one 4-byte store) */
@@ -59,11 +68,12 @@ int main(int argc, char **argv)
     else
         readKernel<<<n / BLOCK, BLOCK>>>(d, sink, n);
     CHECK_LAUNCH();
-    readAgain<<<n / BLOCK, BLOCK>>>(d, sink, n);
+    readAgain<<<m / BLOCK, BLOCK>>>(e, sink, m);
     CHECK_LAUNCH();
+    if (other) CHECK(cudaFree(e));
     CHECK(cudaFree(d));
     CHECK(cudaFree(sink));
     char what[64];
-    snprintf(what, sizeof what, "%s then read, n %d", write ? "write" : "read", n);
+    snprintf(what, sizeof what, "%s then read, n %d, m %d", other ? "write other" : write ? "write" : "read", n, m);
     return finish(what, 0); /* nothing to verify: the counters are the result */
 }
