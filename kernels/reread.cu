@@ -12,6 +12,10 @@
  * MODE other: launch 0 writes N floats, launch 1 reads M floats of another
  * buffer: how much of the dirty data do clean reads push out (findings §3h)?
  *
+ * GMS_FLUSH_MIB=F first reads F MiB of a scratch buffer (not profiled with
+ * -k regex:readAgain), so that launch 0 finds the L2 full of clean lines
+ * rather than the dirty data the previous program left (findings §3h).
+ *
  * usage: reread N read|write   (floats, a multiple of 256)
  *        reread N other M   (M floats, a multiple of 256) */
 #include "common.cuh"
@@ -60,6 +64,15 @@ int main(int argc, char **argv)
     setup_device();
     float *d = dev_alloc<float>(n), *sink = dev_alloc<float>(1);
     float *e = other ? dev_alloc<float>(m) : d;
+    const char *flush_env = getenv("GMS_FLUSH_MIB");
+    if (flush_env) {
+        long mib = parse_long(flush_env, "GMS_FLUSH_MIB", 1, 4096, USAGE);
+        int f = (int)(mib * 262144);
+        float *scratch = dev_alloc<float>(f);
+        readKernel<<<f / BLOCK, BLOCK>>>(scratch, sink, f);
+        CHECK_LAUNCH();
+        CHECK(cudaFree(scratch));
+    }
     /* not initialised: a memset would leave the buffer dirty in L2 before
      * launch 0, and the read mode is about clean data (the values do not
      * matter; a negative one costs one 4-byte store) */
