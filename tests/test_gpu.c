@@ -576,6 +576,24 @@ START_TEST(a_far_write_leaves_a_copy_near)
 }
 END_TEST
 
+/* l2_div32, the page placement's division by multiply: exact for every
+ * 32-bit numerator, checked against '/' for divisors up to the largest slot
+ * count the config allows (2^22) on a spread of numerators. */
+START_TEST(the_placement_divides_exactly)
+{
+    static const uint32_t ds[] = {2, 3, 5, 7, 96, 97, 1536, 4095, 65536, 99991, 1u << 22};
+    uint64_t seed = 1;
+    for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
+        uint64_t inv = UINT64_MAX / ds[i] + 1u;
+        for (uint32_t k = 0; k < 100000; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t x = k < 4 ? (uint32_t)(UINT32_MAX - k) : (uint32_t)(seed >> 32);
+            ck_assert_msg(l2_div32(x, inv) == x / ds[i], "%u / %u", x, ds[i]);
+        }
+    }
+}
+END_TEST
+
 /* l2.placement = page (findings §3h): a 2 MiB page's 16,384 lines on distinct
  * sets of the H200's 96 slices (of 256 sets), 10 or 11 granules of 16 on each
  * slice, half homed in each partition; another page is arranged otherwise. */
@@ -1402,6 +1420,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, a_set_keeps_at_most_dirty_ways_dirty_lines);
     tcase_add_test(tc, a_far_write_leaves_a_copy_near);
     tcase_add_test(tc, a_page_spreads_over_slices_and_sets);
+    tcase_add_test(tc, the_placement_divides_exactly);
     tcase_add_test(tc, k20c_bypasses_global_loads_caches_local);
     tcase_add_test(tc, k20c_dirty_evictions_write_dram);
     tcase_add_test(tc, l2_fetch_granularity_measured);
