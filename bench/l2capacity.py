@@ -51,6 +51,15 @@ CASES = [
     ("rw_24m", "reread", "rw", 6291456),
     ("rw_32m", "reread", "rw", 8388608),
     ("rw_48m", "reread", "rw", 12582912),
+    # fill.cu's READS (findings §3h): N floats written while R x N are read
+    # in the same kernel (N in MiB, then R, in the name)
+    ("mx_16_r1", "mix", "mx", (4194304, 1)),
+    ("mx_16_r2", "mix", "mx", (4194304, 2)),
+    ("mx_16_r3", "mix", "mx", (4194304, 3)),
+    ("mx_8_r2", "mix", "mx", (2097152, 2)),
+    ("mx_8_r4", "mix", "mx", (2097152, 4)),
+    ("mx_8_r6", "mix", "mx", (2097152, 6)),
+    ("mx_24_r1", "mix", "mx", (6291456, 1)),
     # reread.cu's mode other (findings §3h): launch 0 leaves N floats dirty,
     # launch 1 reads M floats of another buffer (N, then M in the name, MiB)
     ("ed_12_24", "evictdirty", "ed", (3145728, 6291456)),
@@ -172,6 +181,18 @@ def trace(f, kind, n):
                                BASE + i * 1024 + l * 128))
                     m += 1
         f.write("end kernel mem=%d bar=0\n" % m)
+        kernels = 1
+    elif kind == "mx":  # fill.cu with READS: thread i reads float i of R regions, then writes out[i]
+        n0, reads = n
+        span = (n0 * 4 + PAGE - 1) // PAGE * PAGE
+        src = BASE + span + PAGE
+        def body(c, w):
+            off = (c * 256 + w * 32) * 4
+            for r in range(reads):
+                record(f, "ld", c, w, src + r * n0 * 4 + off)
+            record(f, "st", c, w, BASE + off)
+            return reads + 1
+        kernel(f, 0, "fillKernel", n0 // 256, 256, body)
         kernels = 1
     elif kind == "ed":  # reread.cu's mode other: launch 0 writes N floats, launch 1 reads M elsewhere
         n0, m1 = n

@@ -18,19 +18,27 @@
  * in its own, as its reads do (hardware-facts §3.5)? Then the reads back
  * find every line near, with no fabric traffic (findings §3h).
  *
- * usage: fill N [CTAS [PAD_MIB [SPIN [READBACK]]]]   (floats, a multiple of 256;
- *        CTAS default N / 256, 0 = the default; PAD_MIB 0; SPIN 0 cycles;
- *        READBACK 0) */
+ * READS R makes every thread first read R floats past L1 from R other
+ * regions of N floats (region r's float i, as writeSegment's C = A + B
+ * reads two): how early does dirty data leave while clean data streams in
+ * beside it (findings §3h)?
+ *
+ * usage: fill N [CTAS [PAD_MIB [SPIN [READBACK [READS]]]]]   (floats, a multiple
+ *        of 256; CTAS default N / 256, 0 = the default; PAD_MIB 0; SPIN 0
+ *        cycles; READBACK 0; READS 0) */
 #include "common.cuh"
 
 #define BLOCK 256
 
-static const char *USAGE = "N [CTAS [PAD_MIB [SPIN [READBACK]]]]";
+static const char *USAGE = "N [CTAS [PAD_MIB [SPIN [READBACK [READS]]]]]";
 
-__global__ void fillKernel(float *out, int n, long long spin, int readback)
+__global__ void fillKernel(float *out, int n, long long spin, int readback, const float *src, int reads)
 {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        out[i] = (float)i;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        float v = 0.0f;
+        for (int r = 0; r < reads; ++r) v += __ldcg(src + (size_t)r * n + i);
+        out[i] = v == -1.0f ? v : (float)i; /* never -1: the reads stay, the value is i */
+    }
     if (readback) {
         float acc = 0.0f;
         for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
@@ -47,7 +55,7 @@ __global__ void fillKernel(float *out, int n, long long spin, int readback)
 int main(int argc, char **argv)
 {
     g_prog = "fill";
-    if (argc < 2 || argc > 6) usage_fail(USAGE, "expected 1 to 5 arguments");
+    if (argc < 2 || argc > 7) usage_fail(USAGE, "expected 1 to 6 arguments");
     int n = (int)parse_long(argv[1], "N", BLOCK, 1 << 28, USAGE);
     if (n % BLOCK != 0) usage_fail(USAGE, "N must be a multiple of %d", BLOCK);
     int ctas = argc > 2 ? (int)parse_long(argv[2], "CTAS", 0, n / BLOCK, USAGE) : 0;
@@ -55,10 +63,13 @@ int main(int argc, char **argv)
     long pad_mib = argc > 3 ? parse_long(argv[3], "PAD_MIB", 0, 65536, USAGE) : 0;
     long long spin = argc > 4 ? parse_long(argv[4], "SPIN", 0, 2000000000L, USAGE) : 0;
     int readback = argc > 5 ? (int)parse_long(argv[5], "READBACK", 0, 1, USAGE) : 0;
+    int reads = argc > 6 ? (int)parse_long(argv[6], "READS", 0, 8, USAGE) : 0;
     setup_device();
     char *pad = pad_mib ? dev_alloc<char>((size_t)pad_mib << 20) : NULL;
     float *d = dev_alloc<float>(n);
-    fillKernel<<<ctas, BLOCK>>>(d, n, spin, readback);
+    /* not initialised: the reads' values do not matter (a memset would leave them dirty in L2) */
+    float *src = reads ? dev_alloc<float>((size_t)n * reads) : NULL;
+    fillKernel<<<ctas, BLOCK>>>(d, n, spin, readback, src, reads);
     CHECK_LAUNCH();
     float *h = (float *)host_alloc((size_t)n * sizeof(float));
     CHECK(cudaMemcpy(h, d, (size_t)n * sizeof(float), cudaMemcpyDeviceToHost));
@@ -69,6 +80,7 @@ int main(int argc, char **argv)
             ++bad;
         }
     CHECK(cudaFree(d));
+    if (src) CHECK(cudaFree(src));
     if (pad) CHECK(cudaFree(pad));
     free(h);
     char what[64];
