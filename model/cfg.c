@@ -842,6 +842,9 @@ static int check_l2(const cfg_gpu *c, const cfg_origin *o, err_info *err)
         return key_fail(err, o, KEY_l2_placement,
                         "expected l2.sets_per_slice of at least %u (a granule's lines on distinct sets) "
                         "with page, got %" PRIu32, CFG_L2_GRANULE_LINES, c->l2_sets_per_slice);
+    if (c->l2_dirty_recent_ways > c->l2_ways)
+        return key_fail(err, o, KEY_l2_dirty_recent_ways, "expected at most l2.ways (%" PRIu32 "), got %" PRIu32,
+                        c->l2_ways, c->l2_dirty_recent_ways);
     if (c->l2_dirty_ways > c->l2_ways)
         return key_fail(err, o, KEY_l2_dirty_ways, "expected at most l2.ways (%" PRIu32 "), got %" PRIu32,
                         c->l2_ways, c->l2_dirty_ways);

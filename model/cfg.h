@@ -107,6 +107,7 @@ typedef struct cfg_gpu {
     cfg_set_index l2_set_index;
     cfg_l2_placement l2_placement;
     uint32_t l2_dirty_ways;      /* a set keeps at most this many dirty lines (0: no limit) */
+    uint32_t l2_dirty_recent_ways; /* a write cleans its set's dirty lines older than this many (0: never) */
     uint32_t l2_fetch_sectors;   /* a read miss fetches the aligned block of this many sectors */
     bool l2_ecc;                 /* partial-sector writes make L2 read the sector from DRAM */
     uint32_t l2_n_gpc_partition; /* 0 (none: SM s in partition s mod partitions) or GPCs mapped */

@@ -70,6 +70,7 @@ l2 *l2_create(const cfg_gpu *c)
     l->placement = c->l2_placement;
     assert(l->placement != CFG_L2_PLACE_PAGE || l->sets_per_slice >= (1u << L2_GRANULE_LINES_SHIFT));
     l->dirty_ways = c->l2_dirty_ways;
+    l->dirty_recent = c->l2_dirty_recent_ways;
     l2_pager_init(&l->pager, l->partitions, l->slices_per_partition, l->sets_per_slice);
     for (uint32_t m = 0; m < (1u << CACHE_MAX_SECTORS); m++)
         l->fetch_block[m] = (uint8_t)l2_fetch_blocks(m, c->l2_fetch_sectors, l->sectors_per_line);

@@ -35,7 +35,9 @@
  *  - DRAM writes = dirty sectors evicted, and those a set writes back to keep
  *    at most l2.dirty_ways dirty lines (its least recently used dirty line,
  *    kept clean: the H200 keeps ~26 MiB dirty, a limit per slice, findings
- *    §3b, §3h). Nothing is written back at the end of a kernel (measured: a
+ *    §3b, §3h), and those a write cleans in its set beyond the
+ *    l2.dirty_recent_ways most recently used lines (kept clean: in one
+ *    kernel dirty data leaves early beside streaming reads, §3h). Nothing is written back at the end of a kernel (measured: a
  *    kernel writing 4 MB shows 0 DRAM write sectors); l2_clear drops dirty
  *    data uncounted, as ncu's cache flush.
  * Not modelled: compression, residency control (persisting lines),

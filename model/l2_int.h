@@ -32,6 +32,7 @@ struct l2 {
     cfg_set_index index;
     cfg_l2_placement placement;
     uint32_t dirty_ways;        /* l2.dirty_ways: at most this many dirty lines a set (0: no limit) */
+    uint32_t dirty_recent;      /* l2.dirty_recent_ways: a write cleans older dirty lines (0: never) */
     l2_pager pager;             /* placement = page */
     /* fetch_block[m]: the sectors a read miss of the sectors m fetches, the
      * aligned blocks of l2.fetch_sectors that hold them */
@@ -124,6 +125,30 @@ static inline void limit_dirty(const l2 *c, const cache_view *vp, int way, stats
                         .partial = (uint8_t)ST_PART(v.state[pick])};
     write_back(c, &ev, s);
     v.aux[pick] = (uint8_t)(v.aux[pick] & ~0xfu);
+}
+
+/* l2.dirty_recent_ways (docs/findings.md §3h): a write into a set writes
+ * back the set's dirty lines that are not among its c->dirty_recent most
+ * recently used lines, and keeps them, clean. In one kernel the H200 lets
+ * dirty data go early while clean data streams in beside it, but dirty data
+ * an earlier kernel left sits through later clean reads: the cleaning
+ * follows writes. */
+static inline void clean_old_dirty(const l2 *c, const cache_view *vp, stats *s)
+{
+    const cache_view v = *vp;
+    if (*v.head == CACHE_NIL)
+        return;
+    uint32_t n = *v.n_valid, w = v.prev[*v.head]; /* the most recently used */
+    for (uint32_t i = 0; i < n; i++, w = v.prev[w]) {
+        if (i >= c->dirty_recent && AUX_DIRTY(v.aux[w])) {
+            cache_evicted ev = {.valid = true, .dirty = (uint8_t)AUX_DIRTY(v.aux[w]),
+                                .partial = (uint8_t)ST_PART(v.state[w])};
+            write_back(c, &ev, s);
+            v.aux[w] = (uint8_t)(v.aux[w] & ~0xfu);
+        }
+        if (w == *v.head)
+            break;
+    }
 }
 
 /* Mark the sectors of mask dirty in way, and keep the set within l2.dirty_ways. */
@@ -273,6 +298,8 @@ static inline CACHE_ALWAYS_INLINE void l2_write_lines(l2 *c, uint32_t part, uint
     if (whole)
         cache_view_fill(&v, way, whole);
     mark_dirty(c, &v, way, sector_mask, s);
+    if (c->dirty_recent)
+        clean_old_dirty(c, &v, s);
     /* a write from the far side leaves a clean copy near, as a read does
      * (findings §3h: an SM's read-back of what it wrote hits near, every
      * sector): the sectors home now holds whole */

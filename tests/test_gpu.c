@@ -469,7 +469,7 @@ START_TEST(h200_l2_write_drops_far_copies)
 END_TEST
 
 /* The H200 with an L2 of one set of `ways` lines, in one partition. */
-static gpu *one_set_h200(uint32_t ways, uint32_t dirty_ways)
+static gpu *one_set_h200_recent(uint32_t ways, uint32_t dirty_ways, uint32_t dirty_recent)
 {
     cfg_gpu c;
     test_cfg_h200(&c);
@@ -479,8 +479,15 @@ static gpu *one_set_h200(uint32_t ways, uint32_t dirty_ways)
     c.l2_ways = ways;
     c.l2_size_bytes = 128u * ways;
     c.l2_dirty_ways = dirty_ways;
+    c.l2_dirty_recent_ways = dirty_recent;
     return gpu_create(&c);
 }
+
+static gpu *one_set_h200(uint32_t ways, uint32_t dirty_ways)
+{
+    return one_set_h200_recent(ways, dirty_ways, 0);
+}
+
 
 /* §3.3 and the H200 suite: with ECC a partly written sector is completed
  * from DRAM when it leaves L2 (ECC covers whole sectors), not when it is
@@ -540,6 +547,33 @@ START_TEST(a_set_keeps_at_most_dirty_ways_dirty_lines)
     tiny = one_set_h200(4, 0);
     run_kernel(tiny, m, 6, 1, &s);
     ck_assert_uint_eq(V(s, DRAM_SECT_WRITE), 4);
+    gpu_destroy(tiny);
+}
+END_TEST
+
+/* l2.dirty_recent_ways (findings §3h: in one kernel the H200 writes dirty data
+ * back early while clean data streams in beside it, but not dirty data an
+ * earlier kernel left): a write cleans its set's dirty lines that are not
+ * among its N most recent, and keeps them. One set of 4 ways, N = 2. */
+START_TEST(a_write_cleans_its_set_s_older_dirty_lines)
+{
+    gpu *tiny = one_set_h200_recent(4, 0, 2);
+    trace_mem m[6];
+    stats s;
+    test_mem(&m[0], TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W, 4);       /* A */
+    test_mem(&m[1], TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W + 128, 4); /* B */
+    test_mem(&m[2], TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W + 256, 4); /* C read: */
+    m[2].cache_op = TRACE_CACHE_CG; /* A third: no write, nothing cleaned */
+    test_mem(&m[3], TRACE_KIND_ST, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W + 384, 4); /* D: A and B */
+    test_mem(&m[4], TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, W, 4);       /* written back, */
+    m[4].cache_op = TRACE_CACHE_CG;                                                    /* kept: A hits */
+    test_mem(&m[5], TRACE_KIND_LD, TRACE_SPACE_SHARED, 4, 0x1u, 0, 0);                 /* (ends D's run) */
+    /* stores wait in store combining until the warp's next record: D reaches
+     * L2 at m[4], before A's read */
+    run_kernel(tiny, m, 6, 1, &s);
+    ck_assert_uint_eq(V(s, DRAM_SECT_WRITE), 8);
+    ck_assert_uint_eq(V(s, DRAM_SECT_READ), 4); /* C's miss only */
+    ck_assert_uint_eq(V(s, L2_SECT_READ_HIT), 4);
     gpu_destroy(tiny);
 }
 END_TEST
@@ -1419,6 +1453,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, h200_no_dram_writes_at_kernel_end);
     tcase_add_test(tc, a_set_keeps_at_most_dirty_ways_dirty_lines);
     tcase_add_test(tc, a_far_write_leaves_a_copy_near);
+    tcase_add_test(tc, a_write_cleans_its_set_s_older_dirty_lines);
     tcase_add_test(tc, a_page_spreads_over_slices_and_sets);
     tcase_add_test(tc, the_placement_divides_exactly);
     tcase_add_test(tc, k20c_bypasses_global_loads_caches_local);

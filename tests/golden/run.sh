@@ -302,6 +302,7 @@ run_golden() {
     l2_1k="$l2_1k;s/^sets_per_slice = .*/sets_per_slice = 8/;/^\[l2\]/,/^ecc = /s/^ways = .*/ways = 1/"
     l2_1k="$l2_1k;/^\[l2\]/,/^ecc = /s/^set_index = .*/set_index = linear/"
     l2_1k="$l2_1k;s/^placement = .*/placement = granule/;s/^dirty_ways = .*/dirty_ways = 0/"
+    l2_1k="$l2_1k;s/^dirty_recent_ways = .*/dirty_recent_ways = 0/"
     l2_1k="$l2_1k;s/^gpc_partition = .*/gpc_partition = 00000000/"
     check_variant configs/h200.ini $GOLDEN/configs/h200-l2-1k.ini "$l2_1k"
     check_variant configs/h200.ini $GOLDEN/configs/h200-l2-1k-noecc.ini "$l2_1k;s/^ecc = true$/ecc = false/"
