@@ -101,6 +101,17 @@ static inline void write_back(const l2 *c, const cache_evicted *ev, stats *s)
     }
 }
 
+/* Write way's dirty sectors back to DRAM (write_back's counts) and keep the
+ * line, clean. */
+static inline void clean_way(const l2 *c, const cache_view *vp, uint32_t way, stats *s)
+{
+    const cache_view v = *vp;
+    cache_evicted ev = {.valid = true, .dirty = (uint8_t)AUX_DIRTY(v.aux[way]),
+                        .partial = (uint8_t)ST_PART(v.state[way])};
+    write_back(c, &ev, s);
+    v.aux[way] = (uint8_t)(v.aux[way] & ~0xfu);
+}
+
 /* l2.dirty_ways (docs/findings.md §3h): after way became dirty, a set holding
  * more than c->dirty_ways dirty lines writes its least recently used dirty
  * line but way to DRAM, and keeps it, clean. */
@@ -121,10 +132,7 @@ static inline void limit_dirty(const l2 *c, const cache_view *vp, int way, stats
     for (w = 0; w < n && pick == CACHE_NIL; w++)
         if ((int)w != way && AUX_DIRTY(v.aux[w]))
             pick = w;
-    cache_evicted ev = {.valid = true, .dirty = (uint8_t)AUX_DIRTY(v.aux[pick]),
-                        .partial = (uint8_t)ST_PART(v.state[pick])};
-    write_back(c, &ev, s);
-    v.aux[pick] = (uint8_t)(v.aux[pick] & ~0xfu);
+    clean_way(c, &v, pick, s);
 }
 
 /* l2.dirty_recent_ways (docs/findings.md §3h): a write into a set writes
@@ -140,12 +148,8 @@ static inline void clean_old_dirty(const l2 *c, const cache_view *vp, stats *s)
         return;
     uint32_t n = *v.n_valid, w = v.prev[*v.head]; /* the most recently used */
     for (uint32_t i = 0; i < n; i++, w = v.prev[w]) {
-        if (i >= c->dirty_recent && AUX_DIRTY(v.aux[w])) {
-            cache_evicted ev = {.valid = true, .dirty = (uint8_t)AUX_DIRTY(v.aux[w]),
-                                .partial = (uint8_t)ST_PART(v.state[w])};
-            write_back(c, &ev, s);
-            v.aux[w] = (uint8_t)(v.aux[w] & ~0xfu);
-        }
+        if (i >= c->dirty_recent && AUX_DIRTY(v.aux[w]))
+            clean_way(c, &v, w, s);
         if (w == *v.head)
             break;
     }
