@@ -18,7 +18,8 @@ whether it is within validate's DRAM tolerance (5%, or the floor of an empty
 kernel's background traffic); then how many are, the mean absolute error of
 dram__sectors_write.sum over the cases, and the sectors missed in all per
 metric (rr's DRAM writes left out: nothing the trace holds is dirty).
-Progress on stderr.
+Progress on stderr. Exit: 0, 1 when the model's run fails, 2 on a bad
+command line or BIN.
 """
 import os
 import re
@@ -228,10 +229,15 @@ def model(binary, config, kind, n):
         trace(f, kind, n)
         path = f.name
     try:
-        out = subprocess.run([binary, "run", "--config", config, "--format", "csv", path],
-                             capture_output=True, text=True, check=True).stdout
+        done = subprocess.run([binary, "run", "--config", config, "--format", "csv", path],
+                              capture_output=True, text=True)
     finally:
         os.unlink(path)
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1:] or ["no message"]
+        print("l2capacity: %s run failed (exit %d): %s" % (binary, done.returncode, last[0]), file=sys.stderr)
+        sys.exit(1)
+    out = done.stdout
     last = "1" if kind in ("rr", "rw", "ed") else "0"
     got = {}
     for line in out.splitlines():
@@ -252,21 +258,29 @@ def main():
         only = re.compile(args[i + 1])
         del args[i:i + 2]
     if not 1 <= len(args) <= 2:
-        sys.exit(__doc__.split("\n\n")[2])
+        print(__doc__.split("\n\n")[2], file=sys.stderr)
+        sys.exit(2)
     binary = args[0]
+    if not os.access(binary, os.X_OK):
+        print("l2capacity: %s: not an executable gpumemsim" % binary, file=sys.stderr)
+        sys.exit(2)
     config = args[1] if len(args) == 2 else os.path.join(ROOT, "configs", "h200.ini")
-    with open(config) as f:
-        text = f.read()
+    try:
+        with open(config) as f:
+            text = f.read()
+    except OSError as e:
+        print("l2capacity: %s: %s" % (config, e.strerror), file=sys.stderr)
+        sys.exit(2)
     warm = re.sub(r"(?m)^cold_caches_per_kernel\s*=\s*true", "cold_caches_per_kernel = false", text)
     if warm == text:
-        sys.exit("l2capacity: %s: no 'cold_caches_per_kernel = true' line to turn off" % config)
+        print("l2capacity: %s: no 'cold_caches_per_kernel = true' line to turn off" % config, file=sys.stderr)
+        sys.exit(2)
     with tempfile.NamedTemporaryFile("w", suffix=".ini", delete=False) as f:
         f.write(warm)
         warm_config = f.name
     errs, within, compared = [], 0, 0
     missed = {m: 0 for m in METRICS}  # sum of |model - H200|, sectors
     print("%-9s %-24s %10s %10s %8s  %s" % ("case", "metric", "H200", "model", "error", "5% or floor"))
-    # (metric names shortened to fit: dram__sectors_*.sum as printed)
     try:
         for name, fname, kind, n in CASES:
             if only and not only.search(name):

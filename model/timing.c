@@ -463,7 +463,6 @@ struct timing {
     announced ann[ANNOUNCE_LAG];
     uint32_t n_ann;           /* records announced */
     uint32_t smsps, partitions, slices_per_partition;
-
     uint32_t lookup_units;    /* slice units one lookup holds: one L2 cycle */
     /* an L2 request's way there and back in cycles: near, crossing the fabric,
      * and from the slice to DRAM and back (beyond an L2 hit) */
@@ -594,7 +593,6 @@ timing *timing_create(const cfg_gpu *c)
     t->smsps = c->t_smsps_per_sm;
     t->partitions = c->l2_partitions;
     t->slices_per_partition = c->l2_slices / c->l2_partitions;
-
     t->lookup_units = c->t_l2_slice_bytes_per_cycle / c->l2_sector_bytes;
     if (t->lookup_units == 0)
         t->lookup_units = 1;
