@@ -154,6 +154,8 @@ sass_check() { # PROG -> sets SASS_CHECK[PROG] to "ok" or "WARN: ..."
     local prog=$1 f="$LOGS/sass/$1.sass" warn=()
     [ -n "${SASS_CHECK[$prog]+x}" ] && return
     if [ -z "$CUOBJDUMP" ] || [ ! -x "$KBIN/$prog" ]; then SASS_CHECK[$prog]="-"; return; fi
+    # a wrapper (torchop: python3 and PyTorch's prebuilt kernels) has no SASS of its own
+    [ "$(head -c 4 "$KBIN/$prog")" = $'\x7fELF' ] || { SASS_CHECK[$prog]="-"; return; }
     timeout 60 "$CUOBJDUMP" -sass "$KBIN/$prog" >"$f" 2>&1 || { SASS_CHECK[$prog]="WARN: cuobjdump failed"; return; }
     case $prog in
     localMemory) grep -q 'STL' "$f" && grep -q 'LDL' "$f" || warn+=("no STL/LDL") ;;
