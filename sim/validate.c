@@ -253,7 +253,9 @@ int validate_predicted(const char *metric, const stats *s, double *out)
         snprintf(plain, sizeof plain, "smsp__inst_executed_op_%s", metric + sizeof sass_inst - 1);
         id = stat_find(plain);
         if (id != STAT_COUNT) {
-            *out = (double)s->v[id];
+            /* and the generic instructions whose addresses fell in that space */
+            stat_id generic = gpu_sass_generic_part(id);
+            *out = (double)s->v[id] + (generic != STAT_COUNT ? (double)s->v[generic] : 0.0);
             return 0;
         }
     }
@@ -263,42 +265,43 @@ int validate_predicted(const char *metric, const stats *s, double *out)
     return -1;
 }
 
+/* prefix at p: anonymous-namespace spellings, skipped by validate_base_name */
+static size_t anon_prefix(const char *p)
+{
+    static const char *const spell[] = {"(anonymous namespace)::", "<unnamed>::", "unnamed>::"};
+    for (size_t i = 0; i < sizeof spell / sizeof spell[0]; i++)
+        if (strncmp(p, spell[i], strlen(spell[i])) == 0)
+            return strlen(spell[i]);
+    return 0;
+}
+
 void validate_base_name(const char *signature, char *buf, size_t n)
 {
-    /* the name ends where the parameter list starts (outside template brackets) */
-    const char *end = signature + strlen(signature);
-    int depth = 0;
-    for (const char *p = signature; *p; p++) {
-        if (*p == '<')
-            depth++;
-        else if (*p == '>' && depth > 0)
-            depth--;
-        else if (*p == '(' && depth == 0) {
-            end = p;
+    /* A kernel is a free function, so its name is the identifier just before
+     * the first '<' (its template arguments) or '(' (its parameters); what
+     * comes before it is the return type and namespaces. The two tools spell
+     * anonymous namespaces differently (the demangler "(anonymous
+     * namespace)::", ncu "<unnamed>::" or, with its namespaces cut,
+     * "unnamed>::"): those are skipped, and nothing after the name is read,
+     * so template arguments each tool abbreviates its own way do not matter. */
+    const char *start = signature, *p = signature;
+    for (;; p++) {
+        size_t skip = anon_prefix(p);
+        if (skip) {
+            p += skip - 1;
+            start = p + 1;
+            continue;
+        }
+        if (!*p || *p == '<' || *p == '(')
             break;
+        if (*p == ' ') {
+            start = p + 1;
+        } else if (*p == ':' && p[1] == ':') {
+            start = p + 2;
+            p++;
         }
     }
-    /* drop template arguments at the end of the name */
-    const char *name_end = end;
-    if (name_end > signature && name_end[-1] == '>') {
-        int d = 0;
-        for (const char *p = name_end - 1; p >= signature; p--) {
-            if (*p == '>')
-                d++;
-            else if (*p == '<' && --d == 0) {
-                name_end = p;
-                break;
-            }
-        }
-    }
-    /* the name starts after the last space or "::" before it (return type, namespaces) */
-    const char *start = signature;
-    for (const char *p = signature; p < name_end; p++)
-        if (*p == ' ' || (*p == ':' && p + 1 < name_end && p[1] == ':'))
-            start = p + 1 + (*p == ':');
-    while (start < name_end && isspace((unsigned char)*start))
-        start++;
-    size_t len = (size_t)(name_end - start);
+    size_t len = p > start ? (size_t)(p - start) : 0;
     if (len >= n)
         len = n - 1;
     memcpy(buf, start, len);

@@ -42,6 +42,60 @@ static const measured wmma[] = {
     {NULL, 0},
 };
 
+/* The same kernel as the demangler (trace) and ncu (CSV) print it: PyTorch's
+ * kernels (traces/h200/torch_*), whose anonymous namespaces and template
+ * arguments the two spell differently, and the suite's plain ones. */
+START_TEST(kernel_base_names_agree_between_trace_and_ncu)
+{
+    static const char *const pairs[][3] = {
+        {"void at::native::indexFuncLargeIndex<float, long, unsigned int, 2, 2, -2, true, "
+         "at::native::(anonymous namespace)::ReduceAdd>(at::cuda::detail::TensorInfo<float, "
+         "unsigned int>, long)",
+         "void indexFuncLargeIndex<float, long, unsigned int, 2, 2, (int)-2, 1, unnamed>::ReduceAdd>"
+         "(TensorInfo<T1, T3>, long)",
+         "indexFuncLargeIndex"},
+        {"void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, false>"
+         "(float*, float const*, int, int, int, bool const*, int, bool)",
+         "void <unnamed>::softmax_warp_forward<float, float, float, 10, 0, 0>(T2 *, const T1 *, int, "
+         "int, int, const bool *, int, bool)",
+         "softmax_warp_forward"},
+        {"void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float, false>"
+         "(int, float, float const*, float const*, float const*, float*, float*, float*)",
+         "void unnamed>::vectorized_layer_norm_kernel<float, float, 0>(int, T2, const T1 *, const T1 *, "
+         "const T1 *, T2 *, T2 *, T1 *)",
+         "vectorized_layer_norm_kernel"},
+        {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+         "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, "
+         "float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, "
+         "4> >(at::native::ReduceOp<float, unsigned int, float, 4, 4>)",
+         "void reduce_kernel<512, 1, ReduceOp<float, func_wrapper_t<float, sum_functor<float, float, "
+         "float>::operator ()(TensorIterator &)::[lambda(float, float) (instance 1)]>, unsigned int, "
+         "float, 4, 4>>(T3)",
+         "reduce_kernel"},
+        {"sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_"
+         "alignc4_execute_kernel__5x_cublas",
+         "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_"
+         "alignc4_execute_kernel__5x_cublas",
+         "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_"
+         "alignc4_execute_kernel__5x_cublas"},
+        {"readOffset(float*, float*, float*, int, int)", "readOffset(float *, float *, float *, int, int)",
+         "readOffset"},
+        {"void matrixMulTiled<16>(float const*, float const*, float*, int, int, int)",
+         "void matrixMulTiled<16>(const float *, const float *, float *, int, int, int)", "matrixMulTiled"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        char a[256], b[256];
+        validate_base_name(pairs[i][0], a, sizeof a);
+        validate_base_name(pairs[i][1], b, sizeof b);
+        ck_assert_str_eq(a, pairs[i][2]);
+        ck_assert_str_eq(b, pairs[i][2]);
+    }
+    char small[8];
+    validate_base_name("void at::native::vectorized_gather_kernel<16, long>(char*)", small, sizeof small);
+    ck_assert_str_eq(small, "vectori"); /* cut to the buffer, terminated */
+}
+END_TEST
+
 START_TEST(noisy_hardware_counter_gives_way_to_instrumented)
 {
     ck_assert(!validate_smem_counter_trusted(HW_WF_LD, 393223, lookup, wmma));
@@ -111,6 +165,7 @@ Suite *validate_suite(void)
     tcase_add_test(tc, hardware_counter_stays_exact_without_an_equivalent);
     tcase_add_test(tc, pred_on_any_split_trusted_only_when_plain_agrees);
     tcase_add_test(tc, the_timing_model_predicts_occupancy);
+    tcase_add_test(tc, kernel_base_names_agree_between_trace_and_ncu);
     suite_add_tcase(s, tc);
     return s;
 }
