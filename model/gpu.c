@@ -5,6 +5,11 @@
  * Decisions (documented here because the trace/counter contract is silent):
  *  - Records flagged TRACE_MEM_GENERIC count as op_generic_{ld,st,atom}
  *    (generic reductions as op_generic_atom); their space decides the path.
+ *  - A global atomic with a result (ATOMG) counts in the SASS counter
+ *    op_global_atom and also in the hardware's op_generic_atom: GH100's
+ *    hardware counters have no global-atomic class (op_global_red is REDG
+ *    only). Measured on PyTorch's reduce_kernel (torch_sum_cols, findings
+ *    §22): 256 ATOMG.E.ADD, op_generic_atom 256, sass op_global_atom 256.
  *  - cp.async (TRACE_MEM_LDGSTS), as measured on the H200 (copyAsync_ca4
  *    and _cg16, docs/findings.md §9): the global half counts one op_ldgsts
  *    instruction (not op_global_ld) and is a global load for L1's tag stage:
@@ -14,7 +19,13 @@
  *    has no data stage of its own and no SASS load bytes. The shared half is
  *    no instruction and no execution of its PC; its wavefronts are not shared
  *    stores (op_st stays 0) but op_ldgsts ones, which the source view's L1
- *    Wavefronts Shared of the LDGSTS includes.
+ *    Wavefronts Shared of the LDGSTS includes. The shared write goes line by
+ *    line of the global read: the lanes of each 128-byte line the global
+ *    half reads are written as their own wavefronts (by the bank rule among
+ *    themselves), so a warp whose 4-byte lanes read four lines takes four
+ *    wavefronts even where all 32 banks differ (cuBLAS's sgemm, torch_mm:
+ *    90,112 = the lines of its 40,960 LDGSTS, findings §22; copyAsync_ca4,
+ *    one line a warp: one). The ideal stays the bank rule's.
  *  - Local memory: addresses are offsets in the thread's window (2^24 bytes;
  *    larger offsets wrap). They map to a private physical region above
  *    bit 60, interleaved at 4-byte words across the lanes of a warp:
@@ -157,6 +168,14 @@ struct gpu {
     global_coal gc;           /* global loads and stores not coalesced ahead (gpu_prepare) */
     const coal_result *rec_lines; /* the current record's lines: &res or a global_coal's */
     uint32_t miss_mask[COAL_MAX_LINES];
+
+    /* the last cp.async's global half (the shared half follows it): its
+     * lanes, grouped by the 128-byte line they read (ldgsts_shared_cost) */
+    struct {
+        bool valid;
+        uint32_t cta, warp, pc, n_lines;
+        uint32_t lanes[TRACE_WARP_LANES]; /* [line]: mask of the lanes reading it */
+    } ldgsts;
 };
 
 static void send_store_line(void *ctx, uint32_t sm, uint32_t pc_idx, const wcomb_line *ln);
@@ -610,8 +629,13 @@ static inline void count_instruction(const trace_mem *m, gpu_inst_kind kind, sta
         static const stat_id generic[TRACE_KIND_COUNT] = {
             STAT_INST_GENERIC_LD, STAT_INST_GENERIC_ST, STAT_INST_GENERIC_ATOM, STAT_INST_GENERIC_ATOM};
         s->v[generic[m->kind]]++;
+        stat_id resolved = gpu_generic_resolved(m->space, m->kind);
+        if (resolved != STAT_COUNT)
+            s->v[resolved]++;
         return;
     }
+    if (m->kind == TRACE_KIND_ATOM && m->space == TRACE_SPACE_GLOBAL)
+        s->v[STAT_INST_GENERIC_ATOM]++; /* the hardware's class of an ATOMG (file header) */
     static const stat_id by_space[TRACE_SPACE_COUNT][TRACE_KIND_COUNT] = {
         [TRACE_SPACE_GLOBAL] = {STAT_INST_GLOBAL_LD, STAT_INST_GLOBAL_ST, STAT_INST_GLOBAL_ATOM,
                                 STAT_INST_GLOBAL_RED},
@@ -624,9 +648,81 @@ static inline void count_instruction(const trace_mem *m, gpu_inst_kind kind, sta
     s->v[by_space[m->space][m->kind]]++;
 }
 
+stat_id gpu_generic_resolved(uint8_t space, uint8_t kind)
+{
+    /* no atomics on local memory (trace_mem_validate); a reduction is an atomic here */
+    static const stat_id by_space[TRACE_SPACE_COUNT][TRACE_KIND_COUNT] = {
+        [TRACE_SPACE_GLOBAL] = {STAT_INST_GENERIC_LD_GLOBAL, STAT_INST_GENERIC_ST_GLOBAL,
+                                STAT_INST_GENERIC_ATOM_GLOBAL, STAT_INST_GENERIC_ATOM_GLOBAL},
+        [TRACE_SPACE_SHARED] = {STAT_INST_GENERIC_LD_SHARED, STAT_INST_GENERIC_ST_SHARED,
+                                STAT_INST_GENERIC_ATOM_SHARED, STAT_INST_GENERIC_ATOM_SHARED},
+        [TRACE_SPACE_LOCAL] = {STAT_INST_GENERIC_LD_LOCAL, STAT_INST_GENERIC_ST_LOCAL, STAT_COUNT, STAT_COUNT},
+    };
+    return space < TRACE_SPACE_COUNT && kind < TRACE_KIND_COUNT ? by_space[space][kind] : STAT_COUNT;
+}
+
+stat_id gpu_sass_generic_part(stat_id plain)
+{
+    switch (plain) {
+    case STAT_INST_GLOBAL_LD: return STAT_INST_GENERIC_LD_GLOBAL;
+    case STAT_INST_GLOBAL_ST: return STAT_INST_GENERIC_ST_GLOBAL;
+    case STAT_INST_GLOBAL_ATOM: return STAT_INST_GENERIC_ATOM_GLOBAL;
+    case STAT_INST_SHARED_LD: return STAT_INST_GENERIC_LD_SHARED;
+    case STAT_INST_SHARED_ST: return STAT_INST_GENERIC_ST_SHARED;
+    case STAT_INST_SHARED_ATOM: return STAT_INST_GENERIC_ATOM_SHARED;
+    case STAT_INST_LOCAL_LD: return STAT_INST_GENERIC_LD_LOCAL;
+    case STAT_INST_LOCAL_ST: return STAT_INST_GENERIC_ST_LOCAL;
+    default: return STAT_COUNT;
+    }
+}
+
 void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
 {
     count_instruction(m, kind, s);
+}
+
+/* Remember a cp.async's global half: its active lanes grouped by line. */
+static void ldgsts_note_global(gpu *g, const trace_mem *m)
+{
+    uint64_t line_of[TRACE_WARP_LANES];
+    uint32_t n = 0;
+    for (uint32_t mask = m->active_mask; mask; mask &= mask - 1u) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask);
+        uint64_t line = m->addr[l] >> g->geom.line_shift;
+        uint32_t i = 0;
+        while (i < n && line_of[i] != line)
+            i++;
+        if (i == n) {
+            line_of[n] = line;
+            g->ldgsts.lanes[n++] = 0;
+        }
+        g->ldgsts.lanes[i] |= 1u << l;
+    }
+    g->ldgsts.valid = true;
+    g->ldgsts.cta = m->cta;
+    g->ldgsts.warp = m->warp;
+    g->ldgsts.pc = m->pc;
+    g->ldgsts.n_lines = n;
+}
+
+/* The wavefronts of a cp.async's shared half (the file header): the lanes of
+ * each line its global half read, costed by the bank rule on their own. A
+ * shared half without its global half just before (a hand-written trace)
+ * keeps whole_warp, the bank rule over the warp. */
+static uint32_t ldgsts_shared_wavefronts(gpu *g, const trace_mem *m, uint32_t whole_warp)
+{
+    if (!g->ldgsts.valid || g->ldgsts.cta != m->cta || g->ldgsts.warp != m->warp || g->ldgsts.pc != m->pc)
+        return whole_warp;
+    g->ldgsts.valid = false;
+    if (g->ldgsts.n_lines <= 1u)
+        return whole_warp;
+    uint32_t wf = 0;
+    for (uint32_t i = 0; i < g->ldgsts.n_lines; i++) {
+        uint32_t lanes = g->ldgsts.lanes[i] & m->active_mask;
+        if (lanes)
+            wf += smem_cost_warp(&g->banks, m->addr, lanes, m->size_bytes, false, false).wavefronts;
+    }
+    return wf;
 }
 
 static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, uint32_t pc_flags, stats *s)
@@ -645,6 +741,8 @@ static void do_shared(gpu *g, const trace_mem *m, const lanes_form *form, uint32
                                      smem_lanes_per_phase(&g->banks, m->size_bytes, merged), &c))
         c = smem_cost_warp(&g->banks, m->addr, m->active_mask, m->size_bytes, merged,
                            atomic && !(pc_flags & PC_ATOM_TOGETHER));
+    if (ldgsts)
+        c.wavefronts = ldgsts_shared_wavefronts(g, m, c.wavefronts);
     uint32_t bc = c.wavefronts - c.ideal;
     if (ldgsts) {
         s->v[STAT_SMEM_WF_LDGSTS] += c.wavefronts;
@@ -931,6 +1029,11 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
     l1_load_mode mode = global_load_mode(g, m->cache_op);
     uint32_t hits;
     bool ldgsts = (m->flags & TRACE_MEM_LDGSTS) != 0;
+    if (ldgsts) {
+        if (lazy)
+            trace_event_fill_lanes(lazy); /* the lanes' lines, for the shared half */
+        ldgsts_note_global(g, m);
+    }
     if (ldgsts && mode != L1_LOAD_BYPASS) {
         s->v[STAT_L1_REQ_LDGSTS]++;
         s->v[STAT_L1_SECT_LDGSTS] += sectors;

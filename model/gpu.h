@@ -110,6 +110,16 @@ gpu_inst_kind gpu_inst_kind_of(const char *sass);
  * and STSM apart. The one mapping, shared by the model and `trace check`. */
 void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s);
 
+/* A generic instruction's counter by the space its addresses fell in
+ * (memory_inst_generic_*; STAT_COUNT for none: a local atomic). */
+stat_id gpu_generic_resolved(uint8_t space, uint8_t kind);
+
+/* ncu's instrumented smsp__sass_inst_executed_op_X counts generic
+ * instructions by their space: for a model counter op_X (plain), the
+ * memory_inst_generic_* counter that its sass twin adds, else STAT_COUNT.
+ * validate and trace check compare plain + that with the sass metric. */
+stat_id gpu_sass_generic_part(stat_id plain);
+
 /* End the kernel and put its totals in *out. */
 void gpu_kernel_end(gpu *g, stats *out);
 

@@ -1118,6 +1118,13 @@ START_TEST(generic_and_ldgsts_instruction_counts)
     run_kernel(g, m, 4, 1, &s);
     ck_assert_uint_eq(V(s, INST_GENERIC_LD), 1);
     ck_assert_uint_eq(V(s, INST_GENERIC_ST), 1);
+    /* the SASS counters' share: by the space the addresses fell in */
+    ck_assert_uint_eq(V(s, INST_GENERIC_LD_GLOBAL), 1);
+    ck_assert_uint_eq(V(s, INST_GENERIC_ST_SHARED), 1);
+    ck_assert_uint_eq(V(s, INST_GENERIC_ST_GLOBAL), 0);
+    ck_assert_int_eq(gpu_sass_generic_part(STAT_INST_GLOBAL_ST), STAT_INST_GENERIC_ST_GLOBAL);
+    ck_assert_int_eq(gpu_sass_generic_part(STAT_INST_LDGSTS), STAT_COUNT);
+    ck_assert_int_eq(gpu_generic_resolved(TRACE_SPACE_LOCAL, TRACE_KIND_ATOM), STAT_COUNT);
     ck_assert_uint_eq(V(s, INST_GLOBAL_LD), 0);
     ck_assert_uint_eq(V(s, INST_SHARED_ST), 0);
     ck_assert_uint_eq(V(s, INST_LDGSTS), 1);
@@ -1151,6 +1158,47 @@ START_TEST(generic_and_ldgsts_instruction_counts)
     ck_assert_uint_eq(V(s, L1_REQ_GLOBAL_LD), 1);
     ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD_MISS), 16);
     ck_assert_uint_eq(V(s, L2_SECT_READ), 16);
+}
+END_TEST
+
+/* Findings §22 (cuBLAS's sgemm in torch_mm): a cp.async's shared write goes
+ * line by line of its global read. Eight 4-byte lanes in each of four lines
+ * (the GEMM's A tile: 32 bytes of four rows), written to 32 distinct banks:
+ * one wavefront by the bank rule, four by the lines, as measured (90,112
+ * wavefronts for the lines of its 40,960 LDGSTS). One line: one wavefront
+ * (copyAsync_ca4). And an ATOMG counts in the hardware's op_generic_atom
+ * (torch_sum_cols: 256 and 256). */
+START_TEST(ldgsts_writes_shared_memory_line_by_line)
+{
+    trace_mem m[2];
+    test_mem(&m[0], TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, A, 4);
+    m[0].flags = TRACE_MEM_LDGSTS;
+    m[0].cache_op = TRACE_CACHE_CA;
+    test_mem(&m[1], TRACE_KIND_ST, TRACE_SPACE_SHARED, 4, TRACE_FULL_MASK, 0x400, 4);
+    m[1].flags = TRACE_MEM_LDGSTS;
+    stats s;
+    run_kernel(g, m, 2, 1, &s);
+    ck_assert_uint_eq(V(s, SMEM_WF_LDGSTS), 1); /* one line */
+    for (int l = 0; l < 32; l++) {
+        m[0].addr[l] = A + (uint64_t)(l / 8) * 0x100 + (uint64_t)(l % 8) * 4;  /* rows of 256 B */
+        m[1].addr[l] = 0x400 + (uint64_t)(l % 8) * 0x90 + (uint64_t)(l / 8) * 4; /* banks 4(l%8) + l/8 */
+    }
+    run_kernel(g, m, 2, 1, &s);
+    ck_assert_uint_eq(V(s, SMEM_WF_LDGSTS), 4);
+    ck_assert_uint_eq(V(s, SMEM_BC_LDGSTS), 3); /* the ideal stays one */
+    /* a shared half without its global half just before: the bank rule */
+    run_kernel(g, &m[1], 1, 1, &s);
+    ck_assert_uint_eq(V(s, SMEM_WF_LDGSTS), 1);
+
+    trace_mem a;
+    test_mem(&a, TRACE_KIND_ATOM, TRACE_SPACE_GLOBAL, 4, 1u, A, 0);
+    run_kernel(g, &a, 1, 1, &s);
+    ck_assert_uint_eq(V(s, INST_GLOBAL_ATOM), 1);
+    ck_assert_uint_eq(V(s, INST_GENERIC_ATOM), 1);
+    a.kind = TRACE_KIND_RED; /* a REDG is op_global_red only */
+    run_kernel(g, &a, 1, 1, &s);
+    ck_assert_uint_eq(V(s, INST_GLOBAL_RED), 1);
+    ck_assert_uint_eq(V(s, INST_GENERIC_ATOM), 0);
 }
 END_TEST
 
@@ -1469,6 +1517,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, shared_atomic_cost_follows_the_sass);
     tcase_add_test(tc, ldsm_and_stsm_are_instruction_classes_of_their_own);
     tcase_add_test(tc, generic_and_ldgsts_instruction_counts);
+    tcase_add_test(tc, ldgsts_writes_shared_memory_line_by_line);
     tcase_add_test(tc, source_view_columns_per_instruction);
     tcase_add_test(tc, counters_per_pc_sum_to_the_totals);
     tcase_add_test(tc, too_many_pcs_are_lumped);
