@@ -57,10 +57,30 @@ for t in "$SUITE"/*.trace; do
         status=1
     fi
 done
-# per SASS instruction, against ncu's source view: must agree everywhere
-if ! "$BIN" validate --config "$CONFIG" "$SUITE" --per-pc --failures-only > build/validate-per-pc.txt; then
-    echo "validate-suite: per-instruction comparison with the source view failed:" >&2
-    grep -E '^==|FAIL' build/validate-per-pc.txt | grep -B1 FAIL | sed 's/^/  /' >&2
+# per SASS instruction, against ncu's source view: must agree everywhere but
+# the "capture pc column" triples of tests/validate-known-pc.txt (each with its
+# reason there); fails on a new miss and on a listed one that passes again
+rc=0
+"$BIN" validate --config "$CONFIG" "$SUITE" --per-pc --failures-only > build/validate-per-pc.txt || rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+    echo "validate-suite: gpumemsim validate --per-pc failed (exit $rc)" >&2
+    exit 1
+fi
+# the column name: 39 characters from column 69 (validate_pc.c's row format)
+awk '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) }
+     / FAIL$/{ col = substr($0, 69, 39); sub(/ +$/, "", col); print c, $1, col }' \
+    build/validate-per-pc.txt | sort > build/validate-pc-failed.txt
+grep -v '^#' tests/validate-known-pc.txt | grep -v '^$' | sort > build/validate-pc-known.txt
+new=$(comm -23 build/validate-pc-failed.txt build/validate-pc-known.txt)
+fixed=$(comm -13 build/validate-pc-failed.txt build/validate-pc-known.txt)
+if [ -n "$new" ]; then
+    echo "validate-suite: per instruction, out of tolerance (not in tests/validate-known-pc.txt):" >&2
+    echo "$new" | sed 's/^/  /' >&2
+    status=1
+fi
+if [ -n "$fixed" ]; then
+    echo "validate-suite: per instruction, now within tolerance, remove from tests/validate-known-pc.txt:" >&2
+    echo "$fixed" | sed 's/^/  /' >&2
     status=1
 fi
 # the L2's 64-byte fetch (docs/findings.md §15), on its probe's captures:
