@@ -112,6 +112,51 @@ def op_mm():
     return gy, torch.mm(a, b)
 
 
+def op_add_bf16():
+    """vectorized_elementwise_kernel: c = a + b in bfloat16, 2^20 elements (2-byte lanes, 8 a thread)."""
+    a, b = cpu_randn(1 << 20).bfloat16(), cpu_randn(1 << 20).bfloat16()
+    gc = torch.empty(1 << 20, dtype=torch.bfloat16, device='cuda')
+    torch.add(gpu(a), gpu(b), out=gc)
+    return gc, a + b
+
+
+def op_where():
+    """torch.where(mask, x, y): a bool mask (1-byte lanes) choosing between 2^18 floats."""
+    x, y = cpu_randn(1 << 18), cpu_randn(1 << 18)
+    m = torch.rand(1 << 18, generator=GEN) < 0.5
+    gy = torch.where(gpu(m), gpu(x), gpu(y))  # tensors, not a scalar: a scalar is filled by a kernel
+    return gy, torch.where(m, x, y)
+
+
+def op_gather():
+    """x.gather(1, idx): 512 x 256 floats, each element picked from a random column of its row."""
+    x = cpu_randn(512, 256)
+    idx = torch.randint(0, 256, (512, 256), generator=GEN)
+    gy = torch.gather(gpu(x), 1, gpu(idx))
+    return gy, torch.gather(x, 1, idx)
+
+
+def op_cumsum():
+    """x.cumsum(1) of 256 x 512 floats: a scan along each row."""
+    x = cpu_randn(256, 512)
+    gy = gpu(x).cumsum(1)
+    return gy, x.cumsum(1)
+
+
+def op_argmax():
+    """x.argmax(1) of 2048 x 1024 floats: a reduction that keeps an index."""
+    x = cpu_randn(2048, 1024)
+    gy = gpu(x).argmax(1)
+    return gy, x.argmax(1)
+
+
+def op_cat():
+    """torch.cat of two 1024 x 512 float tensors along dim 1."""
+    a, b = cpu_randn(1024, 512), cpu_randn(1024, 512)
+    gy = torch.cat((gpu(a), gpu(b)), 1)
+    return gy, torch.cat((a, b), 1)
+
+
 OPS = {name[3:]: f for name, f in sorted(globals().items()) if name.startswith('op_')}
 
 
@@ -131,7 +176,7 @@ def main():
     torch.cuda.synchronize()
     got = got.cpu().float()
     want = want.float()
-    tol = 1e-2 if name == 'mm' else 1e-4
+    tol = 1e-2 if name in ('mm', 'add_bf16', 'cumsum') else 1e-4
     if got.shape != want.shape or not torch.allclose(got, want, rtol=tol, atol=tol):
         err = (got - want).abs().max().item() if got.shape == want.shape else float('nan')
         print("torchop %s: FAILED (max abs difference %g)" % (name, err), file=sys.stderr)

@@ -286,7 +286,8 @@ void validate_base_name(const char *signature, char *buf, size_t n)
      * so template arguments each tool abbreviates its own way do not matter. */
     const char *start = signature, *p = signature;
     for (;; p++) {
-        size_t skip = anon_prefix(p);
+        /* only where a name starts: "f<<unnamed>::T>" is f's template argument */
+        size_t skip = p == start ? anon_prefix(p) : 0;
         if (skip) {
             p += skip - 1;
             start = p + 1;

@@ -78,6 +78,11 @@ START_TEST(kernel_base_names_agree_between_trace_and_ncu)
          "alignc4_execute_kernel__5x_cublas",
          "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_"
          "alignc4_execute_kernel__5x_cublas"},
+        {"void at::native::(anonymous namespace)::CatArrayBatchedCopy_vectorized<at::native::(anonymous "
+         "namespace)::OpaqueType<4u>, unsigned int, 2, 128, 1, 16, 4>(char*, unsigned int)",
+         "void unnamed>::CatArrayBatchedCopy_vectorized<unnamed>::OpaqueType<4>, unsigned int, 2, 128, 1, 16, "
+         "4>(char *, unnamed>::CatArrInputTensorMetadata<T1, T2, T4, T5>, int, T2)",
+         "CatArrayBatchedCopy_vectorized"},
         {"readOffset(float*, float*, float*, int, int)", "readOffset(float *, float *, float *, int, int)",
          "readOffset"},
         {"void matrixMulTiled<16>(float const*, float const*, float*, int, int, int)",
