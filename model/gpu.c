@@ -1334,6 +1334,8 @@ void gpu_mem_prepared(gpu *g, trace_event *ev, gpu_prep *p, uint32_t slot)
 void gpu_barrier(gpu *g, const trace_barrier *b)
 {
     assert(g->in_kernel);
+    if (b->kind == TRACE_BAR_SHFL)
+        return; /* a warp shuffle: no memory instruction, for the timing model only (trace.h) */
     wcomb_end_run(g->wc, b->cta, b->warp);
     pc_entry(g, b->pc)->executions++;
 }

@@ -2079,6 +2079,22 @@ void timing_barrier(timing *t, const trace_barrier *b)
     warp_state *w = warp_get(t, b->cta, b->warp, &c, sm);
     w->pc_idx = pc_index(t, w, b->pc);
     w->ldgsts_open = false;
+    if (b->kind == TRACE_BAR_SHFL) {
+        /* a warp shuffle (trace.h): the warp issues the path to it and the
+         * shuffle, so that a loop of shuffles runs as often as it did; a
+         * barrier it passed before still blocks at its next memory
+         * instruction (a shuffle is none) */
+        bool barrier_pending = w->bar_wait;
+        w->bar_wait = false;
+        uint64_t at = issue_to(t, w, c, sm, b->pc, NULL, false, 0, 0);
+        w->bar_wait = barrier_pending;
+        if (t->by_ctrl && w->pc_idx != UINT32_MAX) /* its result, as on a path (pc_ctrl_kind) */
+            ctrl_issued(w, t->k->pcs[w->pc_idx].ctrl, at, at + t->pcs[w->pc_idx].ctrl_lat);
+        cta_ran_until(t, c, w->clock);
+        warp_ended(t, w, c, sm, at + 1u);
+        t->end = max64(t->end, at + 1u);
+        return;
+    }
     uint64_t at = max64(issue_to(t, w, c, sm, b->pc, NULL, false, 0, 0), w->mem_done);
     cta_ran_until(t, c, w->clock);
     uint32_t g = w->bar_gen, s = g & 1u;

@@ -82,12 +82,21 @@ typedef struct trace_mem {
     uint64_t addr[TRACE_WARP_LANES]; /* per lane; 0 for inactive lanes */
 } trace_mem;
 
-/* A warp arriving at a CTA barrier (bar.sync / __syncthreads). */
+/* What a barrier record says the warp did at pc. */
+typedef enum trace_bar_kind {
+    TRACE_BAR_SYNC = 0, /* arrived at a CTA barrier (bar.sync / __syncthreads) */
+    TRACE_BAR_SHFL = 1, /* ran a warp shuffle (SHFL): no synchronization, only where the warp
+                         * was, so that a timing model runs loops without memory instructions
+                         * (a reduction's shuffles) as often as the warp did */
+} trace_bar_kind;
+
+/* A warp arriving at a CTA barrier, or (kind TRACE_BAR_SHFL) running a shuffle. */
 typedef struct trace_barrier {
     uint32_t cta;
     uint32_t warp;
     int32_t sm;
     uint32_t pc;
+    uint8_t kind; /* trace_bar_kind */
 } trace_barrier;
 
 /* What is known of one SASS instruction of a kernel. */

@@ -233,7 +233,7 @@ static int issue(replay *p, slot *sl, wstream *ws, err_info *err)
     } else if (in->mask == 0) {
         p->sum->pred_off_insts++;
     } else if (in->op.cls == OPC_BARRIER) {
-        trace_barrier b = {sl->cta, ws->warp, TRACE_SM_UNKNOWN, in->pc};
+        trace_barrier b = {sl->cta, ws->warp, TRACE_SM_UNKNOWN, in->pc, TRACE_BAR_SYNC};
         if (trace_writer_barrier(p->wr, &b, err) < 0)
             return -1;
         p->sum->barrier_records++;

@@ -38,6 +38,7 @@
 #define MEMF1_LIST 0x40u
 #define MEMF1_RESERVED 0x80u
 #define BARF_SM_KNOWN 0x01u
+#define BARF_SHFL 0x02u /* a warp shuffle (TRACE_BAR_SHFL), not a barrier */
 
 /* Delta state: reset at every kernel record. */
 typedef struct delta_state {
@@ -446,7 +447,7 @@ static int enc_barrier(trace_writer *w, const trace_barrier *b, err_info *err)
     uint8_t p[1 + 4 * 10];
     size_t n = 0;
     bool sm_known = b->sm != TRACE_SM_UNKNOWN;
-    p[n++] = sm_known ? BARF_SM_KNOWN : 0;
+    p[n++] = (uint8_t)((sm_known ? BARF_SM_KNOWN : 0u) | (b->kind == TRACE_BAR_SHFL ? BARF_SHFL : 0u));
     n += put_delta32(p + n, b->cta, s->cta);
     n += put_delta32(p + n, b->warp, s->warp);
     n += put_delta32(p + n, b->pc, s->pc);
@@ -911,9 +912,10 @@ static int dec_barrier(trace_reader *r, cursor *c, trace_barrier *b, err_info *e
     uint8_t f = 0;
     if (get_u8(r, c, &f, rec, "flags", err) < 0)
         return -1;
-    if (f & ~BARF_SM_KNOWN)
+    if (f & ~(BARF_SM_KNOWN | BARF_SHFL))
         return dec_error(r, err, r->loc, "barrier record: flags 0x%02x has undefined bits "
-                                         "(expected 0 or 1)", f);
+                                         "(expected 0 to 3)", f);
+    b->kind = f & BARF_SHFL ? TRACE_BAR_SHFL : TRACE_BAR_SYNC;
     if (get_delta32(r, c, s->cta, &b->cta, rec, "cta", err) < 0 ||
         get_delta32(r, c, s->warp, &b->warp, rec, "warp", err) < 0 ||
         get_delta32(r, c, s->pc, &b->pc, rec, "pc", err) < 0)

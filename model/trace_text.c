@@ -658,21 +658,24 @@ static int parse_mem(trace_reader *r, trace_kind kind, trace_rec *rec, trace_mem
     return 0;
 }
 
-static int parse_bar(trace_reader *r, trace_rec *rec, trace_barrier *b, err_info *err)
+/* a "bar" line, or (kind TRACE_BAR_SHFL) a "shfl" line: the same fields */
+static int parse_bar(trace_reader *r, trace_rec *rec, trace_barrier *b, trace_bar_kind kind, err_info *err)
 {
     static const char *const keys[] = {"cta", "warp", "sm", "pc"};
+    const char *what = kind == TRACE_BAR_SHFL ? "shfl" : "bar";
     line_keys lk;
     const char *sm;
-    if (take_keys(r, "bar", keys, 4, &lk, err) < 0)
+    if (take_keys(r, what, keys, 4, &lk, err) < 0)
         return -1;
     if (lk.n_pos != 0)
-        return line_error(r, err, "unexpected field \"%.40s\" in a bar line (expected cta= warp= "
-                                  "[sm=] pc=)", lk.pos[0]->val);
-    if (key_u32(r, "bar", &lk, 0, true, 0, &b->cta, err) < 0 ||
-        key_u32(r, "bar", &lk, 1, true, 0, &b->warp, err) < 0 ||
-        key_bare(r, "bar", &lk, 2, false, &sm, err) < 0 || parse_sm(r, sm, &b->sm, err) < 0 ||
-        key_u32(r, "bar", &lk, 3, true, 0, &b->pc, err) < 0)
+        return line_error(r, err, "unexpected field \"%.40s\" in a %s line (expected cta= warp= "
+                                  "[sm=] pc=)", lk.pos[0]->val, what);
+    if (key_u32(r, what, &lk, 0, true, 0, &b->cta, err) < 0 ||
+        key_u32(r, what, &lk, 1, true, 0, &b->warp, err) < 0 ||
+        key_bare(r, what, &lk, 2, false, &sm, err) < 0 || parse_sm(r, sm, &b->sm, err) < 0 ||
+        key_u32(r, what, &lk, 3, true, 0, &b->pc, err) < 0)
         return -1;
+    b->kind = (uint8_t)kind;
     rec->type = TREC_BARRIER;
     return 0;
 }
@@ -736,14 +739,16 @@ static int parse_record(trace_reader *r, trace_rec *rec, trace_event *ev, err_in
     const field *f = &t->fields[0];
     if (f->key || f->quoted)
         return line_error(r, err, "a line starts with a record keyword (meta, kernel, file, pc, "
-                                  "ld, st, atom, red, bar, end), not \"%.40s\"",
+                                  "ld, st, atom, red, bar, shfl, end), not \"%.40s\"",
                           f->key ? f->key : f->val);
     const char *kw = f->val;
     trace_kind kind;
     if (trace_kind_parse(kw, &kind) == 0)
         return parse_mem(r, kind, rec, &ev->mem, err);
     if (strcmp(kw, "bar") == 0)
-        return parse_bar(r, rec, &ev->barrier, err);
+        return parse_bar(r, rec, &ev->barrier, TRACE_BAR_SYNC, err);
+    if (strcmp(kw, "shfl") == 0)
+        return parse_bar(r, rec, &ev->barrier, TRACE_BAR_SHFL, err);
     if (strcmp(kw, "pc") == 0)
         return parse_pc(r, rec, err);
     if (strcmp(kw, "kernel") == 0)
@@ -757,7 +762,7 @@ static int parse_record(trace_reader *r, trace_rec *rec, trace_event *ev, err_in
     if (strcmp(kw, TRACE_TEXT_MAGIC) == 0)
         return line_error(r, err, "a second header line (the header is only the first line)");
     return line_error(r, err, "unknown record %.40s (expected meta, kernel, file, pc, ld, st, "
-                              "atom, red, bar or end)", kw);
+                              "atom, red, bar, shfl or end)", kw);
 }
 
 int trace_text_dec_next(trace_reader *r, trace_rec *rec, trace_event *ev, err_info *err)
@@ -997,7 +1002,8 @@ static int tenc_mem(trace_writer *w, const trace_mem *m, err_info *err)
 static int tenc_barrier(trace_writer *w, const trace_barrier *bar, err_info *err)
 {
     struct trace_text_enc *b = tenc(w);
-    sb_printf(b, "bar cta=%" PRIu32 " warp=%" PRIu32, bar->cta, bar->warp);
+    sb_printf(b, "%s cta=%" PRIu32 " warp=%" PRIu32, bar->kind == TRACE_BAR_SHFL ? "shfl" : "bar", bar->cta,
+              bar->warp);
     if (bar->sm != TRACE_SM_UNKNOWN)
         sb_printf(b, " sm=%" PRId32, bar->sm);
     sb_printf(b, " pc=0x%" PRIx32 "\n", bar->pc);

@@ -90,7 +90,8 @@ static void print_quoted(const char *s)
 
 typedef struct kernel_tally {
     uint64_t mem[TRACE_SPACE_COUNT][TRACE_KIND_COUNT];
-    uint64_t mem_total, barriers;
+    uint64_t mem_total, barriers; /* barrier records, shuffles included */
+    uint64_t shuffles;
 } kernel_tally;
 
 static void print_kernel(uint32_t index, const trace_kernel *k, const kernel_tally *t)
@@ -108,8 +109,11 @@ static void print_kernel(uint32_t index, const trace_kernel *k, const kernel_tal
            k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2],
            k->smem_static_bytes, k->smem_dynamic_bytes, k->regs_per_thread,
            k->local_bytes_per_thread);
-    printf("    %" PRIu32 " PCs, %" PRIu32 " source files, %" PRIu64 " barriers\n", k->n_pcs,
-           k->n_files, t->barriers);
+    printf("    %" PRIu32 " PCs, %" PRIu32 " source files, %" PRIu64 " barriers", k->n_pcs, k->n_files,
+           t->barriers - t->shuffles);
+    if (t->shuffles)
+        printf(", %" PRIu64 " shuffles", t->shuffles);
+    putchar('\n');
     printf("    %" PRIu64 " memory records", t->mem_total);
     const char *sep = ": ";
     for (int s = 0; s < TRACE_SPACE_COUNT; s++) {
@@ -163,6 +167,7 @@ static int info_one(const char *path, const trace_reader_options *opt)
             break;
         case TRACE_EV_BARRIER:
             t.barriers++;
+            t.shuffles += ev.barrier.kind == TRACE_BAR_SHFL;
             break;
         case TRACE_EV_KERNEL_END:
             progress_done(&pr);

@@ -1342,6 +1342,42 @@ START_TEST(a_store_behind_a_full_queue_merges)
 }
 END_TEST
 
+/* A loop of warp shuffles with no memory instruction in it (a reduction's
+ * SHFL.DOWN, findings §22): between two records the model runs the shortest
+ * path, which skips the loop; the capture's shuffle records (trace.h,
+ * TRACE_BAR_SHFL) put each iteration on the path. Five shuffles then the
+ * store and the EXIT: SHFL, then 4 x (BRA, SHFL), then BRA, STG, EXIT = 12
+ * instructions, against the 4 of the path without them (SHFL, BRA, STG,
+ * EXIT). */
+static uint64_t shuffle_loop(uint32_t shuffles)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    rig_pc(&r, 0, "SHFL.DOWN PT, R7, R16, R5, 0x1f");
+    rig_pc(&r, 1, "@P0 BRA 0x0");
+    rig_pc(&r, 2, "STG.E desc[UR4][R2.64], R5");
+    rig_pc(&r, 3, "EXIT");
+    rig_begin(&r);
+    for (uint32_t i = 0; i < shuffles; i++) {
+        trace_barrier b = {.cta = 0, .warp = 0, .sm = TRACE_SM_UNKNOWN, .pc = 0, .kind = TRACE_BAR_SHFL};
+        gpu_barrier(r.g, &b);
+        timing_barrier(r.t, &b);
+    }
+    mem_mask(&r, 0, 0, 2, 0x1u, 0x10000000, 4);
+    timing_result res;
+    rig_end(&r, &res);
+    return res.instructions;
+}
+
+START_TEST(shuffle_records_run_a_loop_as_often_as_the_warp_did)
+{
+    ck_assert_uint_eq(shuffle_loop(0), 4);
+    ck_assert_uint_eq(shuffle_loop(5), 12);
+}
+END_TEST
+
 /* kernels/storepair.cu at DELAY 0 (bench/storepair-trace.py): after each
  * barrier of a CTA of 8 warps, warp 0 and warp P store the two halves of a
  * line (or, SPLIT, 32 floats each from the middle of neighbouring lines). The
@@ -1575,6 +1611,7 @@ Suite *timing_suite(void)
     tcase_add_test(tw, merged_writes_leave_the_write_counters);
     tcase_add_test(tw, a_store_behind_a_full_queue_merges);
     tcase_add_test(tw, two_lone_warps_stores_never_merge);
+    tcase_add_test(tw, shuffle_records_run_a_loop_as_often_as_the_warp_did);
     tcase_add_test(tw, stores_merge_behind_a_gather_s_read_requests);
     tcase_add_test(tw, a_read_request_waits_behind_write_sectors);
     tcase_add_test(tw, the_suite_captures_writes);

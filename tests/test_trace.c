@@ -244,6 +244,8 @@ static int sample_event(rng *r, const trace_kernel *k, trace_mem *m, trace_barri
         b->warp = (uint32_t)(rnd(r) % warps);
         b->sm = rnd(r) % 3 == 0 ? TRACE_SM_UNKNOWN : (int32_t)(rnd(r) % 132);
         b->pc = 0x30;
+        /* some are shuffles (no further draw: the sample stays as it was) */
+        b->kind = (uint8_t)((b->cta + b->warp) % 3 == 0 ? TRACE_BAR_SHFL : TRACE_BAR_SYNC);
         return 2;
     }
     memset(m, 0, sizeof *m);
@@ -360,7 +362,7 @@ static bool mem_eq(const trace_mem *a, const trace_mem *b)
 
 static bool barrier_eq(const trace_barrier *a, const trace_barrier *b)
 {
-    return a->cta == b->cta && a->warp == b->warp && a->sm == b->sm && a->pc == b->pc;
+    return a->cta == b->cta && a->warp == b->warp && a->sm == b->sm && a->pc == b->pc && a->kind == b->kind;
 }
 
 /* Read path and check it says exactly what write_sample wrote. */
@@ -1043,7 +1045,7 @@ START_TEST(text_syntax_errors)
     const char *p = tpath("bad.txt");
     ck_assert_msg_is(text_error("kernal launch=0\n"), "%s:2: unknown record kernal (expected "
                                                       "meta, kernel, file, pc, ld, st, atom, red, "
-                                                      "bar or end)", p);
+                                                      "bar, shfl or end)", p);
     ck_assert_msg_is(text_error("meta gpu \"H200\nend trace kernels=0 complete\n"),
                      "%s:2: unterminated string (expected a closing '\"')", p);
     ck_assert_msg_is(text_error("meta gpu \"H\\q\"\n"), "%s:2: unknown escape \\q in a string "
