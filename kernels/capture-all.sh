@@ -24,6 +24,7 @@
 #   --budget S     start no new experiment once S seconds have passed (default 540,
 #                  so the run ends inside a 10-minute job; 0 = no limit)
 # Environment: SOURCE_SELECT (ncu options for the source view, e.g. "--set full"),
+# CAPTURE_OPTS (options for the capture tool, e.g. "--shuffles"),
 # NCU, NVCC, CUOBJDUMP, CAPTURE (tool paths), T_BUILD, T_CAPTURE,
 # T_NCU, T_SOURCE, T_EXPORT (per-step time limits in seconds).
 set -u -o pipefail
@@ -223,7 +224,8 @@ for ((e = 0; e < N; e++)); do
     # 1. trace
     if [ $DO_CAPTURE -eq 1 ]; then
         log=$LOGS/$name.capture.log
-        c=("$CAPTURE" -o "$DEST/$name.trace" -- "${cmd[@]}")
+        # shellcheck disable=SC2206 # CAPTURE_OPTS is a list of options
+        c=("$CAPTURE" ${CAPTURE_OPTS:-} -o "$DEST/$name.trace" -- "${cmd[@]}")
         R_CMDS[e]+="capture: ${c[*]}"$'\n'
         step "$log" "$log" "$T_CAPTURE" "${c[@]}"
         if [ $STEP_RC -eq 0 ] && [ -s "$DEST/$name.trace" ]; then

@@ -1072,6 +1072,19 @@ START_TEST(barriers_and_prefetches)
     ck_assert_uint_eq(out.barrier.warp, 1);
     ck_assert_int_eq(out.barrier.sm, 17);
     ck_assert_uint_eq(out.barrier.pc, 0x160);
+    ck_assert_int_eq(out.barrier.kind, TRACE_BAR_SYNC);
+    /* a shuffle is a barrier record of kind SHFL; at a memory instruction's
+     * PC the mapping is wrong, as for a barrier */
+    capture_raw_rec sh = raw(CAPTURE_RAW_SHFL, 0x140, 0, 0, TRACE_FULL_MASK, 0, 0);
+    sh.cta = 1;
+    ck_assert_int_eq(decode(&fx, &sh, &out, &err), -1);
+    ck_assert_str_eq(err.msg, "launch 7 (k): record 41: a shuffle at pc 0x0140, whose opcode is a shared "
+                              "instruction: the PC mapping is wrong");
+    capture_op op;
+    capture_op_classify("SHFL.DOWN PT, R7, R16, R5, 0x1f", &op);
+    ck_assert_int_eq(op.op_class, CAPTURE_OP_SHFL);
+    capture_op_classify("@!P0 SHFL.BFLY PT, R3, R2, 0x1, 0x1f", &op);
+    ck_assert_int_eq(op.op_class, CAPTURE_OP_SHFL);
     r.pc = CODE_PC + 0x140; /* the STS */
     ck_assert_int_eq(decode(&fx, &r, &out, &err), -1);
     ck_assert_str_eq(err.msg, "launch 7 (k): record 41: a barrier at pc 0x0140, whose opcode is a shared "
@@ -1143,12 +1156,14 @@ START_TEST(command_line_is_parsed)
     ck_assert_int_eq(o.prog_argc, 3);
     ck_assert_str_eq(o.prog_argv[0], "./app");
     ck_assert_str_eq(o.prog_argv[2], "--b");
+    ck_assert(!o.shuffles); /* off unless asked for */
 
     /* --opt=value, and the program starts at the first non-option */
-    ck_assert_int_eq(args(&o, &act, &err, 8, "--launch=7", "--format=text", "--zstd-level", "9", "-v",
-                          "--buffer-mb=64", "--keep-temp", "./app"),
+    ck_assert_int_eq(args(&o, &act, &err, 9, "--launch=7", "--format=text", "--zstd-level", "9", "-v",
+                          "--buffer-mb=64", "--keep-temp", "--shuffles", "./app"),
                      0);
     ck_assert(o.keep_temp);
+    ck_assert(o.shuffles);
     ck_assert_uint_eq(o.launch_first, 7);
     ck_assert_uint_eq(o.launch_last, 7);
     ck_assert_int_eq(o.format, TRACE_FORMAT_TEXT);

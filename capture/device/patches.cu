@@ -164,6 +164,14 @@ __device__ __noinline__ SanitizerPatchResult gms_cb_barrier(void *ud, uint64_t p
     return SANITIZER_PATCH_SUCCESS;
 }
 
+/* A warp shuffle: recorded as a waypoint (trace.h, TRACE_BAR_SHFL), so that a
+ * timing model runs a loop of shuffles (a reduction's) as often as the warp did. */
+__device__ __noinline__ SanitizerPatchResult gms_cb_shfl(void *ud, uint64_t pc)
+{
+    record(ud, pc, 0, 0, 0, 0, CAPTURE_RAW_SHFL, 0);
+    return SANITIZER_PATCH_SUCCESS;
+}
+
 /* Every thread passes here at its EXIT: count them (the host checks that the
  * whole grid ran) and make sure the dynamic shared memory size is known even
  * for a launch that recorded nothing. */

@@ -84,6 +84,7 @@ static const char *raw_type_name(unsigned t)
         [CAPTURE_RAW_LDGSTS_SHARED] = "cp.async shared write",
         [CAPTURE_RAW_MATRIX] = "ldmatrix/stmatrix",
         [CAPTURE_RAW_BARRIER] = "barrier",
+        [CAPTURE_RAW_SHFL] = "shuffle",
     };
     return t < CAPTURE_RAW_TYPE_COUNT ? names[t] : "?";
 }
@@ -105,6 +106,8 @@ static bool class_fits(unsigned raw_type, capture_op_class c)
         return c == CAPTURE_OP_SHARED;
     case CAPTURE_RAW_BARRIER:
         return c == CAPTURE_OP_BARRIER;
+    case CAPTURE_RAW_SHFL:
+        return c == CAPTURE_OP_SHFL;
     default:
         return false;
     }
@@ -177,12 +180,13 @@ int capture_decode(capture_decoder *d, const capture_raw_rec *raw, uint64_t slot
     }
 
     memset(out, 0, sizeof *out);
-    if (type == CAPTURE_RAW_BARRIER) {
+    if (type == CAPTURE_RAW_BARRIER || type == CAPTURE_RAW_SHFL) {
         out->type = CAPTURE_OUT_BARRIER;
         out->barrier.cta = raw->cta;
         out->barrier.warp = raw->warp;
         out->barrier.sm = (int32_t)raw->sm;
         out->barrier.pc = pc;
+        out->barrier.kind = type == CAPTURE_RAW_SHFL ? TRACE_BAR_SHFL : TRACE_BAR_SYNC;
         d->n_barrier++;
         return 0;
     }

@@ -29,6 +29,8 @@ void capture_usage(FILE *f)
           "      --max-records N    at most N warp records per launch; more is an error\n"
           "      --buffer-mb N      device buffer for one launch's records (default 1024)\n"
           "  -v, --verbose          one line per recorded launch on stderr\n"
+          "      --shuffles         also record each warp shuffle (SHFL) as a waypoint, for the\n"
+          "                         timing model (loops of shuffles; larger traces)\n"
           "      --keep-temp        keep the saved cubins and their listings (the folder is printed)\n"
           "  -h, --help             this help\n"
           "      --version          the tool's version\n"
@@ -189,6 +191,11 @@ int capture_args_parse(int argc, char **argv, capture_opts *o, capture_action *a
             i++;
             continue;
         }
+        if (!strcmp(a, "--shuffles")) {
+            o->shuffles = true;
+            i++;
+            continue;
+        }
         char key[32];
         const char *value = NULL;
         if (!strcmp(a, "-o")) {
@@ -259,6 +266,8 @@ int capture_opts_from_env(capture_opts *o, capture_getenv_fn get, err_info *err)
     }
     const char *v = get(CAPTURE_ENV_VERBOSE);
     o->verbose = v && !strcmp(v, "1");
+    v = get(CAPTURE_ENV_SHUFFLES);
+    o->shuffles = v && !strcmp(v, "1");
     return 0;
 }
 

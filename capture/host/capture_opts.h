@@ -33,6 +33,7 @@
 #define CAPTURE_ENV_MAX_RECORDS "GPUMEMSIM_CAPTURE_MAX_RECORDS"
 #define CAPTURE_ENV_BUFFER_MB "GPUMEMSIM_CAPTURE_BUFFER_MB"
 #define CAPTURE_ENV_VERBOSE "GPUMEMSIM_CAPTURE_VERBOSE"         /* 1: a line per traced launch */
+#define CAPTURE_ENV_SHUFFLES "GPUMEMSIM_CAPTURE_SHUFFLES"       /* 1: record warp shuffles (--shuffles) */
 #define CAPTURE_ENV_TMPDIR "GPUMEMSIM_CAPTURE_TMPDIR"           /* saved cubins and listings */
 #define CAPTURE_ENV_STATUS "GPUMEMSIM_CAPTURE_STATUS"           /* file the library leaves its outcome in */
 #define CAPTURE_ENV_PID "GPUMEMSIM_CAPTURE_PID"                 /* the one process to trace */
@@ -55,6 +56,7 @@ typedef struct capture_opts {
     uint64_t max_records;      /* records per launch; 0: only the buffer limits them */
     uint64_t buffer_mb;        /* device record buffer per launch in flight */
     bool verbose;
+    bool shuffles;             /* record warp shuffles (barrier records of kind shfl, trace.h) */
     bool keep_temp;            /* wrapper: keep the saved cubins, listings and resource usage */
     int prog_argc;             /* wrapper: the program and its arguments */
     char **prog_argv;

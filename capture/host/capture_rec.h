@@ -23,6 +23,7 @@ enum {
     CAPTURE_RAW_LDGSTS_SHARED = 5, /* MEMCPY_ASYNC: its shared destination offset */
     CAPTURE_RAW_MATRIX = 6,        /* MATRIX_MEMORY_ACCESS (ldmatrix/stmatrix): one 16-byte row per lane */
     CAPTURE_RAW_BARRIER = 7,       /* BARRIER (bar.sync): a warp arriving */
+    CAPTURE_RAW_SHFL = 8,          /* SHFL (a warp shuffle): where the warp was */
     CAPTURE_RAW_TYPE_COUNT
 };
 

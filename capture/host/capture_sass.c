@@ -163,6 +163,8 @@ void capture_op_classify(const char *sass, capture_op *out)
         out->cache_op = has_part(parts, n, "BYPASS") ? TRACE_CACHE_CG : TRACE_CACHE_CA;
     } else if (!strcmp(base, "BAR")) {
         out->op_class = CAPTURE_OP_BARRIER;
+    } else if (!strcmp(base, "SHFL")) {
+        out->op_class = CAPTURE_OP_SHFL;
     } else if (in_list(base, tma)) {
         out->op_class = CAPTURE_OP_TMA;
     } else if (in_list(base, tex)) {
@@ -192,6 +194,7 @@ const char *capture_op_class_name(capture_op_class c)
         [CAPTURE_OP_LOCAL] = "local",
         [CAPTURE_OP_LDGSTS] = "cp.async",
         [CAPTURE_OP_BARRIER] = "barrier",
+        [CAPTURE_OP_SHFL] = "shuffle",
         [CAPTURE_OP_TMA] = "TMA tensor copy",
         [CAPTURE_OP_TEXTURE] = "texture fetch",
         [CAPTURE_OP_SURFACE] = "surface access",

@@ -40,6 +40,7 @@ typedef enum capture_op_class {
     CAPTURE_OP_LOCAL,      /* LDL STL */
     CAPTURE_OP_LDGSTS,     /* LDGSTS: cp.async global -> shared */
     CAPTURE_OP_BARRIER,    /* BAR: bar.sync, bar.red, bar.arrive */
+    CAPTURE_OP_SHFL,       /* SHFL: a warp shuffle (no memory; recorded as a waypoint, trace.h) */
     /* The API never reports these: their memory traffic is missing from a trace. */
     CAPTURE_OP_TMA,        /* UTMALDG UTMASTG UTMAREDG UTMAPF: cp.async.bulk.tensor */
     CAPTURE_OP_TEXTURE,    /* TEX TLD TLD4 TXD: texture fetches */

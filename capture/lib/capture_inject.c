@@ -169,6 +169,7 @@ static const struct {
     {SANITIZER_INSTRUCTION_MEMCPY_ASYNC, "gms_cb_memcpy_async"},
     {SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, "gms_cb_matrix"},
     {SANITIZER_INSTRUCTION_BARRIER, "gms_cb_barrier"},
+    {SANITIZER_INSTRUCTION_SHFL, "gms_cb_shfl"},
     {SANITIZER_INSTRUCTION_BLOCK_EXIT, "gms_cb_block_exit"},
 };
 
@@ -413,6 +414,8 @@ static void module_loaded(const Sanitizer_ResourceModuleData *d)
         SanitizerResult r = SANITIZER_SUCCESS;
         const char *what = "sanitizerPatchModule";
         for (size_t i = 0; i < sizeof patch_table / sizeof patch_table[0] && r == SANITIZER_SUCCESS; i++) {
+            if (patch_table[i].id == SANITIZER_INSTRUCTION_SHFL && !G.opts.shuffles)
+                continue; /* --shuffles only */
             r = sanitizerPatchInstructions(patch_table[i].id, d->module, patch_table[i].patch);
             what = patch_table[i].patch;
         }

@@ -334,6 +334,7 @@ int main(int argc, char **argv)
         snprintf(v, sizeof v, "%llu", (unsigned long long)o.buffer_mb);
         setenv(CAPTURE_ENV_BUFFER_MB, v, 1);
         setenv(CAPTURE_ENV_VERBOSE, o.verbose ? "1" : "0", 1);
+        setenv(CAPTURE_ENV_SHUFFLES, o.shuffles ? "1" : "0", 1);
         setenv(CAPTURE_ENV_TMPDIR, tmpdir, 1);
         setenv(CAPTURE_ENV_STATUS, status, 1);
         setenv(CAPTURE_ENV_PID, pidstr, 1);
