@@ -170,7 +170,7 @@ struct gpu {
     uint32_t miss_mask[COAL_MAX_LINES];
 
     /* the last cp.async's global half (the shared half follows it): its
-     * lanes, grouped by the 128-byte line they read (ldgsts_shared_cost) */
+     * lanes, grouped by the 128-byte line they read (ldgsts_shared_wavefronts) */
     struct {
         bool valid;
         uint32_t cta, warp, pc, n_lines;
