@@ -142,6 +142,26 @@ if "$BIN" run --config configs/h200.ini --timeline build/timeline-x.csv traces/h
     status=1
 fi
 
+# shuffle records (capture --shuffles, findings §22b): the same kernel captured
+# with them runs its loops of shuffles, 501,760 instructions against 440,320
+# without (the H200: 581,632), and its functional counters do not change
+inst() { "$BIN" run --config configs/h200.ini --timing --format csv "$1" 2>/dev/null |
+    awk -F, '$(NF - 1) == "smsp__inst_executed.sum" { print $NF; exit }'; }
+with=$(inst traces/h200-probes/shfl/torch_sum_rows.trace)
+without=$(inst traces/h200/torch_sum_rows.trace)
+if [ "$with" != 501760 ] || [ "$without" != 440320 ]; then
+    echo "timing-suite: torch_sum_rows issues $with instructions with its shuffles and $without without (expected 501760 and 440320)" >&2
+    status=1
+fi
+"$BIN" run --config configs/h200.ini --format csv traces/h200-probes/shfl/torch_sum_rows.trace 2>/dev/null |
+    awk -F, '!/^#/ { print $(NF - 1), $NF }' > build/shfl-a.csv
+"$BIN" run --config configs/h200.ini --format csv traces/h200/torch_sum_rows.trace 2>/dev/null |
+    awk -F, '!/^#/ { print $(NF - 1), $NF }' > build/shfl-b.csv
+if ! cmp -s build/shfl-a.csv build/shfl-b.csv; then
+    echo "timing-suite: torch_sum_rows's functional counters change with its shuffle records (diff build/shfl-a.csv build/shfl-b.csv)" >&2
+    status=1
+fi
+
 echo "timing-suite: $(grep 'mean absolute percentage error' build/timing-suite.txt) ($(grep -c . build/timing-failed.txt || true) known misses, listed in tests/timing-known.txt)"
 echo "timing-suite: the H100 (configs/h100.ini, traces/h100-ncu): $(grep 'mean absolute percentage error' build/timing-h100.txt) ($(grep -c . build/timing-h100-failed.txt || true) known misses, listed in tests/timing-known-h100.txt)"
 awk -v l2="$L2READ" '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) }
