@@ -676,6 +676,12 @@ stat_id gpu_sass_generic_part(stat_id plain)
     }
 }
 
+uint64_t gpu_sass_count(const stats *s, stat_id plain)
+{
+    stat_id generic = gpu_sass_generic_part(plain);
+    return s->v[plain] + (generic != STAT_COUNT ? s->v[generic] : 0u);
+}
+
 void gpu_count_instruction(const trace_mem *m, gpu_inst_kind kind, stats *s)
 {
     count_instruction(m, kind, s);

@@ -120,6 +120,10 @@ stat_id gpu_generic_resolved(uint8_t space, uint8_t kind);
  * validate and trace check compare plain + that with the sass metric. */
 stat_id gpu_sass_generic_part(stat_id plain);
 
+/* The model's value of the sass twin of op counter plain: plain plus its
+ * gpu_sass_generic_part (what validate and trace check compare). */
+uint64_t gpu_sass_count(const stats *s, stat_id plain);
+
 /* End the kernel and put its totals in *out. */
 void gpu_kernel_end(gpu *g, stats *out);
 

@@ -97,11 +97,9 @@ static void check_launch(checker *c, const trace_kernel *k, const stats *s)
         char name[256];
         bool unreliable;
         const ncu_metric *m = measured(l, checked[i], name, sizeof name, &unreliable);
-        uint64_t mine = s->v[checked[i]];
         /* a sass count also holds the generic instructions of its space */
-        stat_id generic = gpu_sass_generic_part(checked[i]);
-        if (m && generic != STAT_COUNT && strncmp(name, "smsp__sass_", 11) == 0)
-            mine += s->v[generic];
+        bool sass = m && strncmp(name, "smsp__sass_", 11) == 0;
+        uint64_t mine = sass ? gpu_sass_count(s, checked[i]) : s->v[checked[i]];
         if (!m) {
             if (mine || unreliable)
                 printf("  %-58s %12llu %12s  %s\n", stat_name(checked[i]), (unsigned long long)mine, "-",

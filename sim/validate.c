@@ -254,8 +254,7 @@ int validate_predicted(const char *metric, const stats *s, double *out)
         id = stat_find(plain);
         if (id != STAT_COUNT) {
             /* and the generic instructions whose addresses fell in that space */
-            stat_id generic = gpu_sass_generic_part(id);
-            *out = (double)s->v[id] + (generic != STAT_COUNT ? (double)s->v[generic] : 0.0);
+            *out = (double)gpu_sass_count(s, id);
             return 0;
         }
     }
