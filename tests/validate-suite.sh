@@ -28,15 +28,13 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
     exit 1
 fi
 status=0
-# check_known OUTPUT KNOWN NAME LABEL: the failing "capture metric" pairs of
-# OUTPUT (capture = the trace's file name) against KNOWN, into
-# build/NAME-failed.txt; status=1 on a difference
-check_known() {
-    awk '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) } / FAIL$/{ print c, $1 }' \
-        "$1" | sort > "build/$3-failed.txt"
+# compare_known FAILED KNOWN NAME LABEL: the sorted failing lines of FAILED
+# against the list KNOWN (comments and blank lines left out); status=1 on a
+# difference either way
+compare_known() {
     grep -v '^#' "$2" | grep -v '^$' | sort > "build/$3-known.txt"
-    new=$(comm -23 "build/$3-failed.txt" "build/$3-known.txt")
-    fixed=$(comm -13 "build/$3-failed.txt" "build/$3-known.txt")
+    new=$(comm -23 "$1" "build/$3-known.txt")
+    fixed=$(comm -13 "$1" "build/$3-known.txt")
     if [ -n "$new" ]; then
         echo "validate-suite: ${4}metrics out of tolerance (not in $2):" >&2
         echo "$new" | sed 's/^/  /' >&2
@@ -47,6 +45,14 @@ check_known() {
         echo "$fixed" | sed 's/^/  /' >&2
         status=1
     fi
+}
+# check_known OUTPUT KNOWN NAME LABEL: the failing "capture metric" pairs of
+# OUTPUT (capture = the trace's file name) against KNOWN, into
+# build/NAME-failed.txt
+check_known() {
+    awk '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) } / FAIL$/{ print c, $1 }' \
+        "$1" | sort > "build/$3-failed.txt"
+    compare_known "build/$3-failed.txt" "$2" "$3" "$4"
 }
 check_known build/validate-suite.txt "$KNOWN" validate ""
 # every capture is complete: its instruction counts equal ncu's, launch by launch
@@ -70,19 +76,7 @@ fi
 awk '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) }
      / FAIL$/{ col = substr($0, 69, 39); sub(/ +$/, "", col); print c, $1, col }' \
     build/validate-per-pc.txt | sort > build/validate-pc-failed.txt
-grep -v '^#' tests/validate-known-pc.txt | grep -v '^$' | sort > build/validate-pc-known.txt
-new=$(comm -23 build/validate-pc-failed.txt build/validate-pc-known.txt)
-fixed=$(comm -13 build/validate-pc-failed.txt build/validate-pc-known.txt)
-if [ -n "$new" ]; then
-    echo "validate-suite: per instruction, out of tolerance (not in tests/validate-known-pc.txt):" >&2
-    echo "$new" | sed 's/^/  /' >&2
-    status=1
-fi
-if [ -n "$fixed" ]; then
-    echo "validate-suite: per instruction, now within tolerance, remove from tests/validate-known-pc.txt:" >&2
-    echo "$fixed" | sed 's/^/  /' >&2
-    status=1
-fi
+compare_known build/validate-pc-failed.txt tests/validate-known-pc.txt validate-pc "per instruction: "
 # the L2's 64-byte fetch (docs/findings.md §15), on its probe's captures:
 # every metric within tolerance, and the L2 lookup hits and misses (only
 # reported in the suite) exact
