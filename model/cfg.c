@@ -701,6 +701,21 @@ static int key_fail(err_info *err, const cfg_origin *o, enum key_id id, const ch
     return -1;
 }
 
+/* A curve of two lists (points x and values y, linear between them): as many
+ * values as points, the points ascending ("expected ascending WHAT"). */
+static int check_curve(err_info *err, const cfg_origin *o, enum key_id xk, const uint32_t *x, uint32_t nx,
+                       enum key_id yk, uint32_t ny, const char *what)
+{
+    if (ny != nx)
+        return key_fail(err, o, yk, "expected as many values as %s.%s (%" PRIu32 "), got %" PRIu32,
+                        keys[xk].section, keys[xk].name, nx, ny);
+    for (uint32_t i = 1; i < nx; i++)
+        if (x[i] <= x[i - 1])
+            return key_fail(err, o, xk, "expected ascending %s, got %" PRIu32 " after %" PRIu32, what, x[i],
+                            x[i - 1]);
+    return 0;
+}
+
 /* line_bytes / sector_bytes of one cache level. */
 static int check_line_sector(const cfg_gpu *c, const cfg_origin *o, err_info *err,
                              enum key_id line_id, enum key_id sector_id, const char *level)
@@ -899,15 +914,14 @@ static int check_config(const cfg_gpu *c, const cfg_origin *o, err_info *err)
                                 c->l2_partitions, (unsigned)c->l2_gpc_partition[g], g);
     }
     if (c->timing) {
-        if (c->n_t_dram_load_extra_cycles != c->n_t_dram_load_permille)
-            return key_fail(err, o, KEY_timing_dram_load_extra_cycles,
-                            "expected as many values as timing.dram_load_permille (%" PRIu32 "), got %" PRIu32,
-                            c->n_t_dram_load_permille, c->n_t_dram_load_extra_cycles);
-        for (uint32_t i = 1; i < c->n_t_dram_load_permille; i++)
-            if (c->t_dram_load_permille[i] <= c->t_dram_load_permille[i - 1])
-                return key_fail(err, o, KEY_timing_dram_load_permille,
-                                "expected ascending loads, got %" PRIu32 " after %" PRIu32,
-                                c->t_dram_load_permille[i], c->t_dram_load_permille[i - 1]);
+        int r = check_curve(err, o, KEY_timing_code_jump_lines, c->t_code_jump_lines, c->n_t_code_jump_lines,
+                            KEY_timing_code_jump_cycles, c->n_t_code_jump_cycles, "distances");
+        if (r == 0)
+            r = check_curve(err, o, KEY_timing_dram_load_permille, c->t_dram_load_permille,
+                            c->n_t_dram_load_permille, KEY_timing_dram_load_extra_cycles,
+                            c->n_t_dram_load_extra_cycles, "loads");
+        if (r)
+            return r;
     }
     return 0;
 }

@@ -147,6 +147,13 @@ typedef struct cfg_gpu {
     bool t_first_wave_by_sm;         /* an SM's first-wave CTAs start together */
     uint32_t t_s2r_cycles;           /* control_words: an S2R/S2UR's result, issue to ready */
     uint32_t t_ldc_cycles;           /* control_words: an LDC's (constant bank, one address) */
+    uint32_t t_code_line_cycles;     /* a cold code line after a fetched one, on each SM; 0: code is free */
+    uint32_t n_t_code_jump_lines, n_t_code_jump_cycles;
+    uint32_t t_code_jump_lines[CFG_MAX_CARVEOUTS];  /* a jump to a cold line: lines skipped ... */
+    uint32_t t_code_jump_cycles[CFG_MAX_CARVEOUTS]; /* ... and its line's arrival after the ask */
+    uint32_t t_branch_taken_cycles;  /* a taken branch's redirect, beyond its stall count */
+    uint32_t t_const_line_cycles;    /* a constant line's first fetch on an SM; 0: constants are free */
+    uint32_t t_const_bank_cycles;    /* ... the first line of a bank other than 0 */
     uint32_t t_lrc_window_cycles;    /* an identical read still merges this long after the data came back */
 } cfg_gpu;
 

@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <ctype.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@
 #include "sassflow.h"
 #include "wqueue.h"
 #include "wqueue_int.h"
+
 
 /* ---- calendars -----------------------------------------------------------------
  * A resource serves `rate` units per cycle. Its time is cut into bins of
@@ -337,15 +339,18 @@ typedef struct pc_regs {
     uint32_t ctrl_lat;
     bool ctrl_group;
     uint8_t ctrl_depbar;
+    uint16_t cline; /* the constant line it names (const_wait): timing.clines index + 1; 0: none */
 } pc_regs;
 
 static void pc_ctrl_kind(const cfg_gpu *c, const char *op, pc_regs *pr);
+static void const_lines_begin(timing *t, const trace_kernel *k);
 
 #define MAX_PENDING 16u  /* loads in flight per warp that the model tracks */
 #define SCOREBOARDS 6u   /* a warp's dependency scoreboards (control words, trace.h) */
 #define ALU_SLOTS 4u     /* arithmetic results per warp: a warp issues at most one a cycle, so
                           * with alu_latency_cycles <= 4 an older one is always ready */
 #define PC_BYTES 16u     /* one SASS instruction (sm_70 and later) */
+#define PCS_PER_LINE 8u  /* instructions in a 128-byte line of code */
 #define BACK_BRANCH_INSTRUCTIONS 2u /* a loop's back edge: the branch and one more, unknown */
 
 /* Four cache lines per warp (the table is line-aligned): what every record
@@ -540,6 +545,19 @@ struct timing {
     fill_slot *fills;         /* [TIMING_FILL_SLOTS] the latest fill of each slot's lines that
                                * brought sectors beside those asked for; NULL when L2 fetches
                                * only the sectors asked for (l2.fetch_sectors 1) */
+    uint64_t *code_ready;     /* [sm_count * code_lines]: when each 128-byte line of the kernel's
+                               * code is fetched on each SM, plus 1 (0: not yet asked for) */
+    uint32_t code_lines;
+    size_t cap_code;
+    /* the constant lines the kernel's instructions name (const_wait): bank
+     * << 16 | 64-byte line; per SM when each is fetched, plus 1; per SM the
+     * banks it fetched a line of (bit b) and when its last fetch is done */
+    uint32_t *clines;
+    uint32_t n_clines, cap_clines;
+    uint64_t *const_ready;
+    size_t cap_const;
+    uint32_t *const_banks;
+    uint64_t *const_busy;
     sassflow *flow;          /* the kernel's whole SASS (sassflow.h); NULL: the PC table holds
                                * only memory instructions and barriers */
     /* the SMs' write queues towards L2 (wqueue.h); each SM's drain is its
@@ -694,6 +712,11 @@ void timing_destroy(timing *t)
     free(t->pcs);
     free(t->pc_next);
     free(t->pc_cycles);
+    free(t->code_ready);
+    free(t->clines);
+    free(t->const_ready);
+    free(t->const_banks);
+    free(t->const_busy);
     lrc_destroy(t->lrc);
     wqueue_destroy(t->wq);
     free(t->fills);
@@ -750,6 +773,17 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     }
     sassflow_destroy(t->flow);
     t->flow = sassflow_create(k->pcs, k->n_pcs);
+    /* the code's lines on each SM (code_wait) */
+    t->code_lines = t->flow && t->cfg.t_code_line_cycles ? (k->n_pcs + PCS_PER_LINE - 1u) / PCS_PER_LINE : 0;
+    if (t->code_lines) {
+        size_t n = (size_t)t->cfg.sm_count * t->code_lines;
+        if (t->cap_code < n) {
+            free(t->code_ready);
+            t->code_ready = xmalloc(n * sizeof *t->code_ready);
+            t->cap_code = (uint32_t)n;
+        }
+        memset(t->code_ready, 0, n * sizeof *t->code_ready);
+    }
     for (uint32_t i = 0; i < k->n_pcs; i++) {
         t->pc_next[i] = UINT32_MAX;
         /* the opcode past any guard: "@!P0 LDS R4, [R5]" is a load too */
@@ -763,6 +797,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         t->pcs[i].src32 = (uint32_t)(src | (src >> 32));
         pc_ctrl_kind(&t->cfg, op, &t->pcs[i]);
     }
+    const_lines_begin(t, k);
     t->by_ctrl = t->cfg.t_control_words && t->flow && k->n_pcs > 0;
     for (uint32_t i = 0; t->by_ctrl && i < k->n_pcs; i++)
         t->by_ctrl = (k->pcs[i].ctrl & TRACE_CTRL_KNOWN) != 0;
@@ -1195,18 +1230,187 @@ static inline void alu_wrote(warp_state *w, uint8_t first, uint8_t count, uint64
     w->alu_ready[k] = ready;
 }
 
+/* ---- code fetch (findings §23) ----------------------------------------------- */
+
+/* How long after a warp asks for a line of code not fetched on its SM, gap
+ * lines past the line it ran last, the line arrives: code_jump_cycles at
+ * code_jump_lines, linear between them, the last beyond the last. */
+static uint64_t code_jump(const cfg_gpu *c, uint32_t gap)
+{
+    uint32_t n = c->n_t_code_jump_lines;
+    if (n == 0)
+        return 0;
+    if (gap <= c->t_code_jump_lines[0])
+        return c->t_code_jump_cycles[0];
+    for (uint32_t i = 1; i < n; i++)
+        if (gap <= c->t_code_jump_lines[i]) {
+            uint64_t x0 = c->t_code_jump_lines[i - 1], x1 = c->t_code_jump_lines[i];
+            int64_t y0 = c->t_code_jump_cycles[i - 1], y1 = c->t_code_jump_cycles[i];
+            return (uint64_t)(y0 + (y1 - y0) * (int64_t)(gap - x0) / (int64_t)(x1 - x0));
+        }
+    return c->t_code_jump_cycles[n - 1];
+}
+
+/* Line `line` of the kernel's code on an SM (code: its row of code_ready),
+ * asked for at `at` by a warp whose last instruction was prev (UINT32_MAX:
+ * none yet): when it is there. A line is fetched once per SM: the first
+ * warp to ask books it, a later one finds it. Its arrival: at once for the
+ * kernel's entry (the launch fetched it: launch_cycles); code_line_cycles
+ * after the line before it when that one was fetched (the fetch streams
+ * ahead); else a jump, code_jump_cycles after the ask. Warps are replayed
+ * out of time order, so a warp that asks before the time a line was booked
+ * for fetches it at its own time (the earlier of the two). */
+static __attribute__((noinline)) uint64_t code_fetch(const timing *t, uint64_t *code, uint32_t prev, uint32_t line,
+                                                     uint64_t at)
+{
+    uint64_t ready;
+    if (prev == UINT32_MAX && line == 0)
+        ready = at;
+    else if (line > 0 && code[line - 1])
+        ready = code[line - 1] - 1u + t->cfg.t_code_line_cycles;
+    else {
+        uint32_t from = prev == UINT32_MAX ? 0 : prev / PCS_PER_LINE;
+        uint32_t gap = line > from ? line - from - 1u : from - line - 1u;
+        ready = at + code_jump(&t->cfg, gap);
+    }
+    if (code[line] && code[line] - 1u < ready)
+        ready = code[line] - 1u;
+    code[line] = ready + 1u;
+    return ready > at ? ready : at;
+}
+
+/* A warp that ran instruction prev (an index of the whole SASS; UINT32_MAX:
+ * none yet) is about to issue p at `at`: after a taken branch (p not the
+ * next) branch_taken_cycles later; and not before p's line of code is on
+ * its SM (code: the SM's row of code_ready; NULL: code costs nothing). */
+static inline uint64_t code_wait(const timing *t, uint64_t *code, uint32_t prev, uint32_t p, uint64_t at)
+{
+    if (prev != UINT32_MAX && p != prev + 1u)
+        at += t->cfg.t_branch_taken_cycles;
+    if (!code || (prev != UINT32_MAX && p / PCS_PER_LINE == prev / PCS_PER_LINE))
+        return at;
+    return code_fetch(t, code, prev, p / PCS_PER_LINE, at);
+}
+
+static uint64_t const_wait(timing *t, uint32_t sm, uint32_t p, uint64_t at);
+
+/* code_wait, then const_wait: what an instruction waits for before its
+ * issue beyond its operands (findings §23) */
+static inline uint64_t fetch_wait(timing *t, uint64_t *code, uint32_t sm, uint32_t prev, uint32_t p, uint64_t at)
+{
+    at = code_wait(t, code, prev, p, at);
+    return t->n_clines ? const_wait(t, sm, p, at) : at;
+}
+
+/* ---- constant banks (findings §23) -------------------------------------------- */
+
+/* The constant operand an instruction names at a fixed place, c[0xB][0xOFF]
+ * (ULDC, LDC, or an operand of any instruction): true with its bank and
+ * byte offset; false for none, or an indexed one (c[0x0][R2+0x10]: which
+ * line it reads the SASS does not say). */
+static bool sass_const_operand(const char *sass, uint32_t *bank, uint32_t *offset)
+{
+    const char *c = sass ? strstr(sass, "c[0x") : NULL;
+    if (!c)
+        return false;
+    char *end;
+    unsigned long b = strtoul(c + 4, &end, 16);
+    if (strncmp(end, "][0x", 4) != 0)
+        return false;
+    unsigned long o = strtoul(end + 4, &end, 16);
+    if (*end != ']' || b > 0xffff || o > 0xffffff)
+        return false;
+    *bank = (uint32_t)b;
+    *offset = (uint32_t)o;
+    return true;
+}
+
+#define CONST_LINE_BYTES 64u /* [MEAS] kernels/icache.cu const: reads 32 bytes apart share a miss, 64 do not */
+
+/* The kernel's constant lines (pc_regs.cline) and, with const_line_cycles,
+ * every SM's record of them, empty. */
+static void const_lines_begin(timing *t, const trace_kernel *k)
+{
+    t->n_clines = 0;
+    bool on = t->cfg.t_const_line_cycles && t->flow;
+    for (uint32_t i = 0; i < k->n_pcs; i++) {
+        uint32_t bank, offset;
+        t->pcs[i].cline = 0;
+        if (!on || !sass_const_operand(k->pcs[i].sass, &bank, &offset))
+            continue;
+        uint32_t key = bank << 16 | (offset / CONST_LINE_BYTES & 0xffffu), j = 0;
+        while (j < t->n_clines && t->clines[j] != key)
+            j++;
+        if (j == t->n_clines) {
+            if (j == UINT16_MAX)
+                continue; /* more lines than a kernel has: the rest cost nothing */
+            if (t->n_clines == t->cap_clines) {
+                t->cap_clines = t->cap_clines ? 2u * t->cap_clines : 64u;
+                t->clines = xrealloc(t->clines, t->cap_clines * sizeof *t->clines);
+            }
+            t->clines[t->n_clines++] = key;
+        }
+        t->pcs[i].cline = (uint16_t)(j + 1u);
+    }
+    if (!t->n_clines)
+        return;
+    size_t n = (size_t)t->cfg.sm_count * t->n_clines;
+    if (t->cap_const < n) {
+        free(t->const_ready);
+        t->const_ready = xmalloc(n * sizeof *t->const_ready);
+        t->cap_const = n;
+    }
+    memset(t->const_ready, 0, n * sizeof *t->const_ready);
+    if (!t->const_banks) {
+        t->const_banks = xcalloc(t->cfg.sm_count, sizeof *t->const_banks);
+        t->const_busy = xcalloc(t->cfg.sm_count, sizeof *t->const_busy);
+    }
+    memset(t->const_banks, 0, t->cfg.sm_count * sizeof *t->const_banks);
+    memset(t->const_busy, 0, t->cfg.sm_count * sizeof *t->const_busy);
+}
+
+/* Instruction p (an index of the whole SASS) of a warp on SM sm, about to
+ * issue at `at`: not before the constant line it names is on the SM. The
+ * first warp to ask fetches it, behind the SM's fetches before it (one at a
+ * time: kernels/icache.cu params, N lines read at a kernel's start cost N
+ * times as much); the launch brought bank 0's first line (the empty
+ * kernel's LDC R1, c[0x0][0x28] is in launch_cycles). */
+static uint64_t const_wait(timing *t, uint32_t sm, uint32_t p, uint64_t at)
+{
+    uint32_t ci = t->pcs[p].cline;
+    if (!ci)
+        return at;
+    uint64_t *r = &t->const_ready[(size_t)sm * t->n_clines + ci - 1u];
+    if (*r)
+        return at > *r - 1u ? at : *r - 1u;
+    uint32_t key = t->clines[ci - 1u], bank = key >> 16;
+    uint64_t ready = at;
+    if (key != 0) {
+        bool first = bank != 0 && bank < 32 && !(t->const_banks[sm] & (1u << bank));
+        if (bank < 32)
+            t->const_banks[sm] |= 1u << bank;
+        ready = max64(at, t->const_busy[sm]) + (first ? t->cfg.t_const_bank_cycles : t->cfg.t_const_line_cycles);
+        t->const_busy[sm] = ready;
+    }
+    *r = ready + 1u;
+    return ready;
+}
+
 /* Issue the instructions on a flowed path one by one (alu_latency_cycles):
  * each waits for the loads and the arithmetic results it reads, and the
  * warp's deferred barrier before the first that blocks (bar_i); returns
  * the cycle after the last. */
 static uint64_t issue_path_alu(timing *t, warp_state *w, cal *iss, uint64_t at, const uint32_t *path, uint32_t n,
-                               uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark)
+                               uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark,
+                               uint64_t *code, uint32_t sm, uint32_t *prev)
 {
     uint32_t lat = t->cfg.t_alu_latency_cycles;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t p = path[i];
         if (i == bar_i)
             at = max64(at, release);
+        at = fetch_wait(t, code, sm, *prev, p, at);
+        *prev = p;
         if (sassflow_reads32(t->flow, p) & w->pend_regs)
             wait_path_loads(t, w, p, &at);
         alu_wait(w, sassflow_reads(t->flow, p), &at);
@@ -1272,12 +1476,15 @@ static void pc_ctrl_kind(const cfg_gpu *c, const char *op, pc_regs *pr)
  * words (control_words), each as pc_ctrl_kind says; returns the cycle after
  * the last. */
 static uint64_t issue_path_ctrl(timing *t, warp_state *w, cal *iss, uint64_t at, const uint32_t *path, uint32_t n,
-                                uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark)
+                                uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark,
+                                uint64_t *code, uint32_t sm, uint32_t *prev)
 {
     for (uint32_t i = 0; i < n; i++) {
         uint32_t p = path[i];
         if (i == bar_i)
             at = max64(at, release);
+        at = fetch_wait(t, code, sm, *prev, p, at);
+        *prev = p;
         const trace_pc_info *pi = &t->k->pcs[p];
         const pc_regs *pr = &t->pcs[p];
         ctrl_wait(w, pi->ctrl, &at);
@@ -1344,6 +1551,8 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
         w->bar_wait = false;
     }
     cal *iss = &t->smcal[sm_cal_issue(t, sm, w->smsp)];
+    uint64_t *code = t->code_lines ? &t->code_ready[(size_t)sm * t->code_lines] : NULL;
+    uint32_t prev = w->started ? w->last_pc / PC_BYTES : UINT32_MAX; /* code_wait's */
     uint64_t between;
     uint32_t on_path;
     const uint32_t *path;
@@ -1362,7 +1571,8 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
                 break;
             }
         at = (t->by_ctrl ? issue_path_ctrl : issue_path_alu)(t, w, iss, at, path, on_path,
-                                                              bar ? bar_i : UINT32_MAX, release, pcc, &mark);
+                                                              bar ? bar_i : UINT32_MAX, release, pcc, &mark,
+                                                              code, sm, &prev);
         if (bar && bar_i == on_path) /* no memory instruction on the way: the record is the next */
             at = max64(at, release);
         bar = false;
@@ -1435,6 +1645,8 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
         if (t->flow && t->cfg.t_alu_latency_cycles) /* its address or data computed on the path */
             alu_wait(w, regs->regs.src, &at);
     }
+    if (flowed && (t->by_ctrl || t->cfg.t_alu_latency_cycles)) /* prev followed the path one by one */
+        at = fetch_wait(t, code, sm, prev, pc / PC_BYTES, at);
     at = cal1_book(iss, at, 1) - 1u;
     if (pcc && w->pc_idx != UINT32_MAX) /* the record: its waits, its slot, its issue */
         pcc[w->pc_idx] += at + 1u - mark;

@@ -1378,6 +1378,75 @@ START_TEST(shuffle_records_run_a_loop_as_often_as_the_warp_did)
 }
 END_TEST
 
+/* The code a warp runs is fetched on its SM first (findings §23,
+ * kernels/icache.cu). One warp runs straight to a store at instruction 39
+ * (line 4 of code): line 0 is there with the launch, each next line
+ * code_line_cycles (20) after the one before, so instructions 8, 16, 24 and
+ * 32 wait until 20, 40, 60 and 80 and the store issues at 87, not 39. Or
+ * (jump) the warp branches from instruction 0 to the store at 32 over lines
+ * 1-3: the taken branch costs branch_taken_cycles (15) and line 4 arrives
+ * code_jump_cycles at 3 lines skipped (38) after the warp asks: the store
+ * issues at 1 + 15 + 38 = 54, not 1. The kernel's cycles move by as much. */
+static uint64_t fetch_cycles(bool jump, uint32_t line_cycles, uint32_t taken_cycles)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_code_line_cycles = line_cycles;
+    c.t_branch_taken_cycles = taken_cycles;
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    uint32_t store = jump ? 32 : 39;
+    for (uint32_t i = 0; i < store; i++)
+        rig_pc(&r, i, jump && i == 0 ? "BRA 0x200" : "IADD3 R7, R8, 0x1, RZ");
+    rig_pc(&r, store, "STG.E desc[UR4][R2.64], R5");
+    rig_pc(&r, store + 1u, "EXIT");
+    rig_begin(&r);
+    mem_mask(&r, 0, 0, store, 0x1u, 0x10000000, 4);
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+START_TEST(a_warp_waits_for_its_code_to_be_fetched)
+{
+    ck_assert_uint_eq(fetch_cycles(false, 20, 15) - fetch_cycles(false, 0, 15), 87 - 39);
+    ck_assert_uint_eq(fetch_cycles(true, 0, 15) - fetch_cycles(true, 0, 0), 15);
+    ck_assert_uint_eq(fetch_cycles(true, 20, 15) - fetch_cycles(true, 0, 0), 54 - 1);
+}
+END_TEST
+
+/* Constant lines too are fetched on each SM first (findings §23): a line of
+ * the parameters (c[0x0][0x210]) costs const_line_cycles (130), the first
+ * line of the __constant__ bank 3 const_bank_cycles (1,120), its next line
+ * 130 again, one fetch after the other; bank 0's first line (c[0x0][0x28],
+ * every kernel's first instruction) came with the launch. The four ULDC/LDC
+ * issue at 130, 1,251, 1,382 and 1,383, the store at 1,384 instead of 4. */
+static uint64_t const_cycles(uint32_t line_cycles, uint32_t bank_cycles)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    c.t_code_line_cycles = 0;
+    c.t_const_line_cycles = line_cycles;
+    c.t_const_bank_cycles = bank_cycles;
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    rig_pc(&r, 0, "ULDC UR4, c[0x0][0x210]");
+    rig_pc(&r, 1, "ULDC UR5, c[0x3][0x0]");
+    rig_pc(&r, 2, "ULDC UR6, c[0x3][0x40]");
+    rig_pc(&r, 3, "LDC R1, c[0x0][0x28]");
+    rig_pc(&r, 4, "STG.E desc[UR4][R2.64], R5");
+    rig_pc(&r, 5, "EXIT");
+    rig_begin(&r);
+    mem_mask(&r, 0, 0, 4, 0x1u, 0x10000000, 4);
+    timing_result res;
+    return rig_end(&r, &res);
+}
+
+START_TEST(a_warp_waits_for_its_constants_to_be_fetched)
+{
+    ck_assert_uint_eq(const_cycles(130, 1120) - const_cycles(0, 0), 1384 - 4);
+}
+END_TEST
+
 /* kernels/storepair.cu at DELAY 0 (bench/storepair-trace.py): after each
  * barrier of a CTA of 8 warps, warp 0 and warp P store the two halves of a
  * line (or, SPLIT, 32 floats each from the middle of neighbouring lines). The
@@ -1513,7 +1582,10 @@ START_TEST(the_suite_captures_writes)
         const char *trace;
         uint64_t requests, sectors;
     } cases[] = {
-        {"traces/h200/writeSegment_off11.trace", 61302, 159605}, /* -1.83%, -0.57% (61,068 and
+        {"traces/h200/writeSegment_off11.trace", 61147, 159450}, /* -2.09%, -0.67% (61,302 and
+                                                                   * 159,605 before code and
+                                                                   * constants were fetched,
+                                                                   * findings §23; 61,068 and
                                                                    * 159,371 before l2.placement =
                                                                    * page, findings §3h; 60,307 and
                                                                    * 158,610 before DRAM's latency
@@ -1612,6 +1684,8 @@ Suite *timing_suite(void)
     tcase_add_test(tw, a_store_behind_a_full_queue_merges);
     tcase_add_test(tw, two_lone_warps_stores_never_merge);
     tcase_add_test(tw, shuffle_records_run_a_loop_as_often_as_the_warp_did);
+    tcase_add_test(tw, a_warp_waits_for_its_code_to_be_fetched);
+    tcase_add_test(tw, a_warp_waits_for_its_constants_to_be_fetched);
     tcase_add_test(tw, stores_merge_behind_a_gather_s_read_requests);
     tcase_add_test(tw, a_read_request_waits_behind_write_sectors);
     tcase_add_test(tw, the_suite_captures_writes);
