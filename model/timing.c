@@ -388,7 +388,8 @@ typedef struct warp_state {
     uint64_t alu_ready[ALU_SLOTS];
     uint8_t alu_first[ALU_SLOTS];
     uint8_t alu_wide, alu_next;
-    uint8_t pad[2];      /* to four whole cache lines */
+    uint8_t sb_long;     /* control_words: bit k, scoreboard k waits for global memory (long_sb) */
+    uint8_t pad[1];      /* to four whole cache lines */
 } warp_state;
 _Static_assert(sizeof(warp_state) == 256, "warp_state: four cache lines");
 
@@ -535,6 +536,7 @@ struct timing {
     uint64_t *pc_cycles;      /* [cap_pc_cycles] warp cycles spent at each PC-table entry (the
                                * instruction a warp was about to issue); NULL unless kept */
     uint32_t cap_pc_cycles;
+    uint64_t *pc_why;         /* [cap_pc_cycles * TIMING_WHYS] the same by reason (timing.h) */
     bool keep_pc_cycles;
     FILE *timeline;      /* timing_set_timeline: a line per memory record, or NULL */
     lrc *lrc;                 /* the L2 request coalescer; NULL: the config has no GPC map */
@@ -712,6 +714,7 @@ void timing_destroy(timing *t)
     free(t->pcs);
     free(t->pc_next);
     free(t->pc_cycles);
+    free(t->pc_why);
     free(t->code_ready);
     free(t->clines);
     free(t->const_ready);
@@ -765,9 +768,13 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     if (t->keep_pc_cycles) {
         if (t->cap_pc_cycles < k->n_pcs) {
             free(t->pc_cycles);
+            free(t->pc_why);
             t->pc_cycles = xmalloc((size_t)k->n_pcs * sizeof *t->pc_cycles);
+            t->pc_why = xmalloc((size_t)k->n_pcs * TIMING_WHYS * sizeof *t->pc_why);
             t->cap_pc_cycles = k->n_pcs;
         }
+        if (k->n_pcs)
+            memset(t->pc_why, 0, (size_t)k->n_pcs * TIMING_WHYS * sizeof *t->pc_why);
         if (k->n_pcs)
             memset(t->pc_cycles, 0, (size_t)k->n_pcs * sizeof *t->pc_cycles);
     }
@@ -849,6 +856,18 @@ void timing_set_timeline(timing *t, FILE *f)
         fputs(TIMING_TIMELINE_HEADER "\n", f);
 }
 
+const char *timing_why_name(unsigned why)
+{
+    static const char *const names[TIMING_WHYS] = {
+        [TIMING_WHY_SELECTED] = "selected", [TIMING_WHY_NOT_SELECTED] = "not_selected",
+        [TIMING_WHY_WAIT] = "wait",         [TIMING_WHY_LONG_SB] = "long_sb",
+        [TIMING_WHY_SHORT_SB] = "short_sb", [TIMING_WHY_BARRIER] = "barrier",
+        [TIMING_WHY_NO_INST] = "no_inst",   [TIMING_WHY_BRANCH] = "branch_resolving",
+        [TIMING_WHY_IMC] = "imc",
+    };
+    return why < TIMING_WHYS ? names[why] : NULL;
+}
+
 void timing_keep_pc_cycles(timing *t, bool on)
 {
     t->keep_pc_cycles = on;
@@ -895,6 +914,7 @@ void timing_kernel_end(timing *t, timing_result *out)
     out->wq = wqueue_get_counts(t->wq);
     out->pc_cycles = t->keep_pc_cycles ? t->pc_cycles : NULL;
     out->n_pc_cycles = t->keep_pc_cycles ? t->k->n_pcs : 0;
+    out->pc_why = t->keep_pc_cycles ? t->pc_why : NULL;
     t->k = NULL;
 }
 
@@ -1279,27 +1299,45 @@ static __attribute__((noinline)) uint64_t code_fetch(const timing *t, uint64_t *
     return ready > at ? ready : at;
 }
 
-/* A warp that ran instruction prev (an index of the whole SASS; UINT32_MAX:
- * none yet) is about to issue p at `at`: after a taken branch (p not the
- * next) branch_taken_cycles later; and not before p's line of code is on
- * its SM (code: the SM's row of code_ready; NULL: code costs nothing). */
-static inline uint64_t code_wait(const timing *t, uint64_t *code, uint32_t prev, uint32_t p, uint64_t at)
+/* Where a warp's cycles go (timing_keep_pc_cycles): the cycles from *mark
+ * to `to` to instruction p (an index of the PC table), for reason why
+ * (TIMING_WHY_*), and *mark moves to `to`. Nothing when not kept. */
+static inline void charge(timing *t, uint32_t p, unsigned why, uint64_t *mark, uint64_t to)
 {
-    if (prev != UINT32_MAX && p != prev + 1u)
-        at += t->cfg.t_branch_taken_cycles;
-    if (!code || (prev != UINT32_MAX && p / PCS_PER_LINE == prev / PCS_PER_LINE))
-        return at;
-    return code_fetch(t, code, prev, p / PCS_PER_LINE, at);
+    if (!t->pc_cycles || to <= *mark || p == UINT32_MAX)
+        return;
+    t->pc_cycles[p] += to - *mark;
+    t->pc_why[(size_t)p * TIMING_WHYS + why] += to - *mark;
+    *mark = to;
 }
 
 static uint64_t const_wait(timing *t, uint32_t sm, uint32_t p, uint64_t at);
 
-/* code_wait, then const_wait: what an instruction waits for before its
- * issue beyond its operands (findings §23) */
-static inline uint64_t fetch_wait(timing *t, uint64_t *code, uint32_t sm, uint32_t prev, uint32_t p, uint64_t at)
+/* A warp that ran instruction prev (an index of the whole SASS; UINT32_MAX:
+ * none yet) is about to issue p at `at`: after a taken branch (p not the
+ * next) branch_taken_cycles later; not before p's line of code is on its
+ * SM (code: the SM's row of code_ready; NULL: code costs nothing); nor
+ * before the constant line p names is (const_wait). mark: charge() the
+ * waits to p (NULL: not kept). */
+static inline uint64_t fetch_wait(timing *t, uint64_t *code, uint32_t sm, uint32_t prev, uint32_t p, uint64_t at,
+                                  uint64_t *mark)
 {
-    at = code_wait(t, code, prev, p, at);
-    return t->n_clines ? const_wait(t, sm, p, at) : at;
+    if (prev != UINT32_MAX && p != prev + 1u) {
+        at += t->cfg.t_branch_taken_cycles;
+        if (mark)
+            charge(t, p, TIMING_WHY_BRANCH, mark, at);
+    }
+    if (code && (prev == UINT32_MAX || p / PCS_PER_LINE != prev / PCS_PER_LINE)) {
+        at = code_fetch(t, code, prev, p / PCS_PER_LINE, at);
+        if (mark)
+            charge(t, p, TIMING_WHY_NO_INST, mark, at);
+    }
+    if (t->n_clines) {
+        at = const_wait(t, sm, p, at);
+        if (mark)
+            charge(t, p, TIMING_WHY_IMC, mark, at);
+    }
+    return at;
 }
 
 /* ---- constant banks (findings §23) -------------------------------------------- */
@@ -1399,27 +1437,36 @@ static uint64_t const_wait(timing *t, uint32_t sm, uint32_t p, uint64_t at)
 /* Issue the instructions on a flowed path one by one (alu_latency_cycles):
  * each waits for the loads and the arithmetic results it reads, and the
  * warp's deferred barrier before the first that blocks (bar_i); returns
- * the cycle after the last. */
+ * the cycle after the last. mark: where the charges stand (NULL: not kept).
+ * A pending load here may be a shared one too (this path does not keep which):
+ * its wait is charged as long_sb. */
 static uint64_t issue_path_alu(timing *t, warp_state *w, cal *iss, uint64_t at, const uint32_t *path, uint32_t n,
-                               uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark,
-                               uint64_t *code, uint32_t sm, uint32_t *prev)
+                               uint32_t bar_i, uint64_t release, uint64_t *mark, uint64_t *code, uint32_t sm,
+                               uint32_t *prev)
 {
     uint32_t lat = t->cfg.t_alu_latency_cycles;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t p = path[i];
-        if (i == bar_i)
+        if (i == bar_i) {
             at = max64(at, release);
-        at = fetch_wait(t, code, sm, *prev, p, at);
+            if (mark)
+                charge(t, p, TIMING_WHY_BARRIER, mark, at);
+        }
+        at = fetch_wait(t, code, sm, *prev, p, at, mark);
         *prev = p;
-        if (sassflow_reads32(t->flow, p) & w->pend_regs)
+        if (sassflow_reads32(t->flow, p) & w->pend_regs) {
             wait_path_loads(t, w, p, &at);
+            if (mark)
+                charge(t, p, TIMING_WHY_LONG_SB, mark, at);
+        }
         alu_wait(w, sassflow_reads(t->flow, p), &at);
         uint64_t issued = cal1_book(iss, at, 1) - 1u;
-        at = issued + 1u;
-        if (pcc) {
-            pcc[p] += at - *mark;
-            *mark = at;
+        if (mark) {
+            charge(t, p, TIMING_WHY_WAIT, mark, at);
+            charge(t, p, TIMING_WHY_NOT_SELECTED, mark, issued);
+            charge(t, p, TIMING_WHY_SELECTED, mark, issued + 1u);
         }
+        at = issued + 1u;
         uint8_t count, first = sassflow_writes(t->flow, p, &count);
         if (first != 255u)
             alu_wrote(w, first, count, issued + lat);
@@ -1428,25 +1475,49 @@ static uint64_t issue_path_alu(timing *t, warp_state *w, cal *iss, uint64_t at, 
 }
 
 /* control_words: wait for the warp's last instruction's stall count and for
- * the scoreboards of ctrl's wait mask. */
-static inline void ctrl_wait(const warp_state *w, uint32_t ctrl, uint64_t *at)
+ * the scoreboards of ctrl's wait mask; mark: charge() the waits to
+ * instruction p (NULL: not kept), the stall as wait, a scoreboard as
+ * long_sb or short_sb by what set it (w->sb_long). */
+static inline void ctrl_wait(timing *t, const warp_state *w, uint32_t ctrl, uint64_t *at, uint32_t p, uint64_t *mark)
 {
     *at = max64(*at, w->sb.next_issue);
+    if (!mark) {
+        for (unsigned m = trace_ctrl_wait(ctrl), k = 0; m; m >>= 1, k++)
+            if (m & 1u)
+                *at = max64(*at, w->sb.ready[k]);
+        return;
+    }
+    charge(t, p, TIMING_WHY_WAIT, mark, *at);
+    uint64_t lng = 0, shrt = 0;
     for (unsigned m = trace_ctrl_wait(ctrl), k = 0; m; m >>= 1, k++)
-        if (m & 1u)
-            *at = max64(*at, w->sb.ready[k]);
+        if (m & 1u) {
+            if (w->sb_long & (1u << k))
+                lng = max64(lng, w->sb.ready[k]);
+            else
+                shrt = max64(shrt, w->sb.ready[k]);
+        }
+    /* the one that is ready first is waited for first */
+    bool long_last = lng >= shrt;
+    *at = max64(*at, long_last ? shrt : lng);
+    charge(t, p, long_last ? TIMING_WHY_SHORT_SB : TIMING_WHY_LONG_SB, mark, *at);
+    *at = max64(*at, long_last ? lng : shrt);
+    charge(t, p, long_last ? TIMING_WHY_LONG_SB : TIMING_WHY_SHORT_SB, mark, *at);
 }
 
 /* control_words: the instruction of ctrl issued at cycle issued, done (its
  * result written) at done: the warp's next one no earlier than its stall
- * count after it; its write scoreboard released at done, its read
- * scoreboard (its operands read) 2 cycles after issue. */
-static inline void ctrl_issued(warp_state *w, uint32_t ctrl, uint64_t issued, uint64_t done)
+ * count after it; its write scoreboard released at done (long: what it
+ * waits for is global memory, the long scoreboard), its read scoreboard
+ * (its operands read) 2 cycles after issue. */
+static inline void ctrl_issued(warp_state *w, uint32_t ctrl, uint64_t issued, uint64_t done, bool lng)
 {
     unsigned stall = trace_ctrl_stall(ctrl), wb = trace_ctrl_wbar(ctrl), rb = trace_ctrl_rbar(ctrl);
     w->sb.next_issue = issued + (stall ? stall : 1u);
-    if (wb < SCOREBOARDS)
+    if (wb < SCOREBOARDS) {
+        if (done >= w->sb.ready[wb]) /* the later setter says which kind the wait is */
+            w->sb_long = (uint8_t)(lng ? w->sb_long | (1u << wb) : w->sb_long & ~(1u << wb));
         w->sb.ready[wb] = max64(w->sb.ready[wb], done);
+    }
     if (rb < SCOREBOARDS)
         w->sb.ready[rb] = max64(w->sb.ready[rb], issued + 2u);
 }
@@ -1474,56 +1545,65 @@ static void pc_ctrl_kind(const cfg_gpu *c, const char *op, pc_regs *pr)
 
 /* Issue the instructions on a flowed path one by one by their control
  * words (control_words), each as pc_ctrl_kind says; returns the cycle after
- * the last. */
+ * the last. mark: where the charges stand (NULL: not kept). */
 static uint64_t issue_path_ctrl(timing *t, warp_state *w, cal *iss, uint64_t at, const uint32_t *path, uint32_t n,
-                                uint32_t bar_i, uint64_t release, uint64_t *pcc, uint64_t *mark,
-                                uint64_t *code, uint32_t sm, uint32_t *prev)
+                                uint32_t bar_i, uint64_t release, uint64_t *mark, uint64_t *code, uint32_t sm,
+                                uint32_t *prev)
 {
     for (uint32_t i = 0; i < n; i++) {
         uint32_t p = path[i];
-        if (i == bar_i)
+        if (mark) /* a DEPBAR's wait, which ncu samples at the next instruction */
+            charge(t, p, TIMING_WHY_LONG_SB, mark, at);
+        if (i == bar_i) {
             at = max64(at, release);
-        at = fetch_wait(t, code, sm, *prev, p, at);
+            if (mark)
+                charge(t, p, TIMING_WHY_BARRIER, mark, at);
+        }
+        at = fetch_wait(t, code, sm, *prev, p, at, mark);
         *prev = p;
         const trace_pc_info *pi = &t->k->pcs[p];
         const pc_regs *pr = &t->pcs[p];
-        ctrl_wait(w, pi->ctrl, &at);
+        ctrl_wait(t, w, pi->ctrl, &at, p, mark);
         uint64_t issued = cal1_book(iss, at, 1) - 1u;
-        at = issued + 1u;
-        if (pcc) {
-            pcc[p] += at - *mark;
-            *mark = at;
+        if (mark) {
+            charge(t, p, TIMING_WHY_NOT_SELECTED, mark, issued);
+            charge(t, p, TIMING_WHY_SELECTED, mark, issued + 1u);
         }
+        at = issued + 1u;
         /* DEPBAR.LE SBk issues and the warp's next instruction waits for
          * scoreboard k: ncu samples the wait there (copyAsync_ca4: 54% at
          * the BAR.SYNC after the DEPBAR, none at the DEPBAR) */
         if (pr->ctrl_depbar)
             at = max64(at, w->sb.ready[pr->ctrl_depbar - 1u]);
-        ctrl_issued(w, pi->ctrl, issued, pr->ctrl_group ? max64(w->mem_done, issued) : issued + pr->ctrl_lat);
+        ctrl_issued(w, pi->ctrl, issued, pr->ctrl_group ? max64(w->mem_done, issued) : issued + pr->ctrl_lat,
+                    pr->ctrl_group);
     }
     return at;
 }
 
 /* The warp cycles [from, to) of n instructions of a path booked in a row:
- * one each, the rest (waiting for an issue slot) to the last; returns to. */
-static uint64_t charge_path(uint64_t *pcc, const uint32_t *path, uint32_t n, uint64_t from, uint64_t to)
+ * one each (selected), the rest (waiting for an issue slot, not_selected)
+ * to the last; returns to. */
+static uint64_t charge_path(timing *t, const uint32_t *path, uint32_t n, uint64_t from, uint64_t to)
 {
+    uint64_t mark = from;
     for (uint32_t j = 0; j + 1u < n; j++)
-        pcc[path[j]] += 1u;
-    pcc[path[n - 1u]] += to - from - (n - 1u);
+        charge(t, path[j], TIMING_WHY_SELECTED, &mark, mark + 1u);
+    charge(t, path[n - 1u], TIMING_WHY_NOT_SELECTED, &mark, to - 1u);
+    charge(t, path[n - 1u], TIMING_WHY_SELECTED, &mark, to);
     return to;
 }
 
-/* Book path[from .. to) on the issue calendar from at, in a row, and (pcc)
+/* Book path[from .. to) on the issue calendar from at, in a row, and (mark)
  * charge their cycles since *mark; returns the cycle after them. */
-static inline uint64_t book_path(cal *iss, uint64_t at, const uint32_t *path, uint32_t from, uint32_t to,
-                                 uint64_t *pcc, uint64_t *mark)
+static inline uint64_t book_path(timing *t, cal *iss, uint64_t at, const uint32_t *path, uint32_t from, uint32_t to,
+                                 uint64_t *mark)
 {
     if (to <= from)
         return at;
     at = cal1_book(iss, at, to - from);
-    if (pcc)
-        *mark = charge_path(pcc, path + from, to - from, *mark, at);
+    if (mark)
+        *mark = charge_path(t, path + from, to - from, *mark, at);
     return at;
 }
 
@@ -1536,9 +1616,10 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
                                                                uint8_t dst_n, uint32_t dst32)
 {
     uint64_t at = w->clock;
-    uint64_t *pcc = t->pc_cycles; /* where the warp's cycles go (NULL: not kept): to the
-                                   * instruction it waits to issue, as ncu samples it */
-    uint64_t mark = at;
+    /* where the warp's cycles go (NULL: not kept): to the instruction it
+     * waits to issue, as ncu samples it, by why it waits */
+    uint64_t mark_at = at, *mark = t->pc_cycles ? &mark_at : NULL;
+    uint32_t me = w->pc_idx; /* the record's entry (UINT32_MAX: none): its waits are charged to it */
     /* the CTA's barrier, when the warp's last record was one: its release */
     uint64_t release = 0;
     bool bar = false;
@@ -1552,16 +1633,19 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     }
     cal *iss = &t->smcal[sm_cal_issue(t, sm, w->smsp)];
     uint64_t *code = t->code_lines ? &t->code_ready[(size_t)sm * t->code_lines] : NULL;
-    uint32_t prev = w->started ? w->last_pc / PC_BYTES : UINT32_MAX; /* code_wait's */
+    uint32_t prev = w->started ? w->last_pc / PC_BYTES : UINT32_MAX; /* fetch_wait's */
     uint64_t between;
     uint32_t on_path;
     const uint32_t *path;
     bool flowed = t->flow && sassflow_between(t->flow, w->started ? w->last_pc : UINT32_MAX, pc, &on_path, &path);
+    bool one_by_one = flowed && (t->by_ctrl || t->cfg.t_alu_latency_cycles);
     if (bar && !flowed) {
         at = max64(at, release);
+        if (mark)
+            charge(t, me, TIMING_WHY_BARRIER, mark, at);
         bar = false;
     }
-    if (flowed && (t->by_ctrl || t->cfg.t_alu_latency_cycles)) {
+    if (one_by_one) {
         /* one by one: each waits for what it reads, arithmetic results too,
          * or by their control words */
         uint32_t bar_i = on_path;
@@ -1571,10 +1655,15 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
                 break;
             }
         at = (t->by_ctrl ? issue_path_ctrl : issue_path_alu)(t, w, iss, at, path, on_path,
-                                                              bar ? bar_i : UINT32_MAX, release, pcc, &mark,
-                                                              code, sm, &prev);
-        if (bar && bar_i == on_path) /* no memory instruction on the way: the record is the next */
+                                                              bar ? bar_i : UINT32_MAX, release, mark, code, sm,
+                                                              &prev);
+        if (mark) /* a DEPBAR's wait at the path's end */
+            charge(t, me, TIMING_WHY_LONG_SB, mark, at);
+        if (bar && bar_i == on_path) { /* no memory instruction on the way: the record is the next */
             at = max64(at, release);
+            if (mark)
+                charge(t, me, TIMING_WHY_BARRIER, mark, at);
+        }
         bar = false;
         t->issued += on_path;
         between = 0;
@@ -1592,33 +1681,32 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
             }
         for (uint32_t i = 0; i < on_path && (w->n_pend || (bar && i <= bar_i)); i++) {
             if (bar && i == bar_i) {
-                at = book_path(iss, at, path, booked, i, pcc, &mark);
+                at = book_path(t, iss, at, path, booked, i, mark);
                 booked = i;
                 at = max64(at, release);
                 bar = false;
-                if (pcc) {
-                    pcc[path[i]] += at - mark;
-                    mark = at;
-                }
+                if (mark)
+                    charge(t, path[i], TIMING_WHY_BARRIER, mark, at);
             }
             if (!(sassflow_reads32(t->flow, path[i]) & w->pend_regs))
                 continue;
-            at = book_path(iss, at, path, booked, i, pcc, &mark);
+            at = book_path(t, iss, at, path, booked, i, mark);
             booked = i;
             wait_path_loads(t, w, path[i], &at);
-            if (pcc) {
-                pcc[path[i]] += at - mark;
-                mark = at;
-            }
+            if (mark)
+                charge(t, path[i], TIMING_WHY_LONG_SB, mark, at);
         }
         t->issued += on_path;
         between = on_path - booked;
-        if (pcc || bar) { /* the rest now, not below: the barrier or the charges come after them */
-            at = book_path(iss, at, path, booked, on_path, pcc, &mark);
+        if (mark || bar) { /* the rest now, not below: the barrier or the charges come after them */
+            at = book_path(t, iss, at, path, booked, on_path, mark);
             between = 0;
         }
-        if (bar) /* no memory instruction on the way: the record is the next */
+        if (bar) { /* no memory instruction on the way: the record is the next */
             at = max64(at, release);
+            if (mark)
+                charge(t, me, TIMING_WHY_BARRIER, mark, at);
+        }
     } else if (!w->started)
         between = pc / PC_BYTES; /* the kernel's prologue, straight from its entry */
     else if (pc > w->last_pc)
@@ -1629,12 +1717,19 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
          * the last load and the branch does, as far as a trace can tell) */
         between = BACK_BRANCH_INSTRUCTIONS;
         wait_all(w, &at);
+        if (mark)
+            charge(t, me, TIMING_WHY_LONG_SB, mark, at);
     }
     t->issued += (flowed ? 0u : between) + 1u;
-    if (between)
+    if (between) {
+        /* instructions the PC table does not hold, issued before the record:
+         * their cycles are the record's (issue slots) */
         at = cal1_book(iss, at, between);
-    if (t->by_ctrl && w->pc_idx != UINT32_MAX) {
-        ctrl_wait(w, t->k->pcs[w->pc_idx].ctrl, &at);
+        if (mark)
+            charge(t, me, TIMING_WHY_SELECTED, mark, at);
+    }
+    if (t->by_ctrl && me != UINT32_MAX) {
+        ctrl_wait(t, w, t->k->pcs[me].ctrl, &at, me, mark);
     } else if (regs) {
         bool from_load = wait_regs(w, regs, regs->regs.dst, dst_n, dst32, &at);
         /* a store whose data no pending load wrote directly stores a value
@@ -1642,14 +1737,20 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
          * instructions that computed it waited for what they read) */
         if (is_store && !from_load && !flowed)
             wait_all(w, &at);
+        if (mark)
+            charge(t, me, TIMING_WHY_LONG_SB, mark, at);
         if (t->flow && t->cfg.t_alu_latency_cycles) /* its address or data computed on the path */
             alu_wait(w, regs->regs.src, &at);
+        if (mark)
+            charge(t, me, TIMING_WHY_WAIT, mark, at);
     }
-    if (flowed && (t->by_ctrl || t->cfg.t_alu_latency_cycles)) /* prev followed the path one by one */
-        at = fetch_wait(t, code, sm, prev, pc / PC_BYTES, at);
+    if (one_by_one) /* prev followed the path one by one */
+        at = fetch_wait(t, code, sm, prev, pc / PC_BYTES, at, me == pc / PC_BYTES ? mark : NULL);
     at = cal1_book(iss, at, 1) - 1u;
-    if (pcc && w->pc_idx != UINT32_MAX) /* the record: its waits, its slot, its issue */
-        pcc[w->pc_idx] += at + 1u - mark;
+    if (mark) { /* the record: its slot, its issue */
+        charge(t, me, TIMING_WHY_NOT_SELECTED, mark, at);
+        charge(t, me, TIMING_WHY_SELECTED, mark, at + 1u);
+    }
     t->warps_seen += !w->started;
     w->started = true;
     w->last_pc = pc;
@@ -2197,7 +2298,7 @@ static void on_record(void *ctx, const gpu_event *e)
         }
     }
     if (t->by_ctrl && pi != UINT32_MAX) /* the record's scoreboards: a load's when its data is back */
-        ctrl_issued(w, t->k->pcs[pi].ctrl, at, returns ? done : at + 2u);
+        ctrl_issued(w, t->k->pcs[pi].ctrl, at, returns ? done : at + 2u, returns && m->space != TRACE_SPACE_SHARED);
     else if (returns && regs)
         add_pending(w, regs->regs.dst, dst_n, dst32, done, &w->clock);
     /* bar.sync makes the warp's shared-memory writes visible to its CTA: the
@@ -2301,7 +2402,7 @@ void timing_barrier(timing *t, const trace_barrier *b)
         uint64_t at = issue_to(t, w, c, sm, b->pc, NULL, false, 0, 0);
         w->bar_wait = barrier_pending;
         if (t->by_ctrl && w->pc_idx != UINT32_MAX) /* its result, as on a path (pc_ctrl_kind) */
-            ctrl_issued(w, t->k->pcs[w->pc_idx].ctrl, at, at + t->pcs[w->pc_idx].ctrl_lat);
+            ctrl_issued(w, t->k->pcs[w->pc_idx].ctrl, at, at + t->pcs[w->pc_idx].ctrl_lat, false);
         cta_ran_until(t, c, w->clock);
         warp_ended(t, w, c, sm, at + 1u);
         t->end = max64(t->end, at + 1u);

@@ -68,7 +68,34 @@ typedef struct timing_result {
                                    * sampling sees it; valid until the next kernel begins. NULL
                                    * otherwise */
     uint32_t n_pc_cycles;
+    const uint64_t *pc_why;       /* with timing_keep_pc_cycles: the same cycles by why the warp
+                                   * waited, [n_pc_cycles * TIMING_WHYS] (entry i's reason r at
+                                   * i * TIMING_WHYS + r); each entry's sum is its pc_cycles */
 } timing_result;
+
+/* Why a warp's cycle went to the instruction it was about to issue, named as
+ * Nsight Compute's warp stall reasons (stall_NAME) that mean the same: its
+ * issue cycle (selected), an issue slot another warp took (not_selected), the
+ * previous instruction's fixed stall or an arithmetic result (wait), a global
+ * or local load or cp.async copy not back (long_sb), a shared-memory access
+ * or a constant, special-register or other variable-latency result (short_sb),
+ * the CTA's barrier (barrier), its code not fetched (no_inst), a taken
+ * branch's redirect (branch_resolving), a constant line not fetched (imc).
+ * docs/explain.md, "Where the warps wait". */
+enum {
+    TIMING_WHY_SELECTED,
+    TIMING_WHY_NOT_SELECTED,
+    TIMING_WHY_WAIT,
+    TIMING_WHY_LONG_SB,
+    TIMING_WHY_SHORT_SB,
+    TIMING_WHY_BARRIER,
+    TIMING_WHY_NO_INST,
+    TIMING_WHY_BRANCH,
+    TIMING_WHY_IMC,
+    TIMING_WHYS
+};
+/* "selected", "long_sb", ... (ncu's stall_ suffixes); NULL beyond TIMING_WHYS. */
+const char *timing_why_name(unsigned why);
 
 /* c->timing must be true (the [timing] section is set). */
 timing *timing_create(const cfg_gpu *c);

@@ -255,6 +255,8 @@ static int collect(void *ctx, const replay_kernel_result *r, err_info *err)
         d->n_pc_cycles = r->timing->n_pc_cycles;
         d->pc_cycles = xmalloc(((size_t)d->n_pc_cycles + 1u) * sizeof *d->pc_cycles);
         memcpy(d->pc_cycles, r->timing->pc_cycles, (size_t)d->n_pc_cycles * sizeof *d->pc_cycles);
+        d->pc_why = xmalloc(((size_t)d->n_pc_cycles + 1u) * TIMING_WHYS * sizeof *d->pc_why);
+        memcpy(d->pc_why, r->timing->pc_why, (size_t)d->n_pc_cycles * TIMING_WHYS * sizeof *d->pc_why);
         d->cycles = r->timing->cycles;
         d->sm_active = r->timing->sm_cycles_active;
         d->occupancy = r->timing->warps_active_pct;
@@ -269,6 +271,7 @@ static void free_collected(collected *c)
         free(c->launches[i].pcs);
         free(c->launches[i].selected);
         free(c->launches[i].pc_cycles);
+        free(c->launches[i].pc_why);
     }
     free(c->launches);
 }

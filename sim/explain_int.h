@@ -58,6 +58,7 @@ typedef struct launch_data {
     bool *selected;       /* [n_pcs]: chosen by --pc / --line (all without them) */
     uint32_t n_selected;
     uint64_t *pc_cycles;  /* --timing: warp cycles per entry of k's PC table (timing_result.pc_cycles) */
+    uint64_t *pc_why;     /* --timing: the same by reason, [n_pc_cycles * TIMING_WHYS] (timing_result.pc_why) */
     uint32_t n_pc_cycles;
     uint64_t cycles;      /* --timing: the launch's predicted cycles */
     uint64_t sm_active;   /* --timing: sm__cycles_active.avg */

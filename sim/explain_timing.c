@@ -41,8 +41,8 @@ static const ncu_source_kernel *source_kernel_of(const ncu_source_report *src, c
     return NULL;
 }
 
-/* "long_sb 30, short_sb 4": the row's largest stall reasons (ncu's stall_*
- * columns, all samples, not the "(Not Issued)" ones). */
+/* "long_sb, short_sb": the row's largest stall reasons (ncu's stall_*
+ * columns, all samples, not the "(Not Issued)" ones), largest first. */
 static void top_reasons(const ncu_source_kernel *k, int64_t row, char *buf, size_t n)
 {
     buf[0] = '\0';
@@ -70,9 +70,76 @@ static void top_reasons(const ncu_source_kernel *k, int64_t row, char *buf, size
     }
     size_t o = 0;
     for (int j = 0; j < TOP_REASONS && val[j] > 0 && o + 1 < n; j++) {
-        int w = snprintf(buf + o, n - o, "%s%s %.0f", j ? ", " : "", k->column_names[best[j]] + 6, val[j]);
+        int w = snprintf(buf + o, n - o, "%s%s", j ? ", " : "", k->column_names[best[j]] + 6);
         o += w > 0 ? (size_t)w : 0;
     }
+}
+
+static void share_text(double v, char *buf, size_t n);
+
+/* The model's largest reason for entry i's cycles (timing.h, TIMING_WHY_*),
+ * or "" when it has none. */
+static const char *model_reason(const launch_data *d, uint32_t i)
+{
+    if (!d->pc_why || i >= d->n_pc_cycles || d->pc_cycles[i] == 0)
+        return "";
+    const uint64_t *why = &d->pc_why[(size_t)i * TIMING_WHYS];
+    unsigned best = 0;
+    for (unsigned r = 1; r < TIMING_WHYS; r++)
+        if (why[r] > why[best])
+            best = r;
+    return timing_why_name(best);
+}
+
+/* The launch's cycles by reason, the model's (percent of its warp cycles)
+ * beside ncu's (percent of the samples, by its stall_ columns): every
+ * reason either side gives 0.5% or more, the model's reasons first. */
+static void write_reason_table(FILE *f, const launch_data *d, const ncu_source_kernel *k)
+{
+    double model[TIMING_WHYS] = {0}, total = 0;
+    for (uint32_t i = 0; d->pc_why && i < d->n_pc_cycles; i++)
+        for (unsigned r = 0; r < TIMING_WHYS; r++) {
+            model[r] += (double)d->pc_why[(size_t)i * TIMING_WHYS + r];
+            total += (double)d->pc_why[(size_t)i * TIMING_WHYS + r];
+        }
+    double samples = 0;
+    uint32_t n_cols = k ? k->n_cols : 0;
+    double *ncu = xcalloc((size_t)n_cols + 1u, sizeof *ncu);
+    bool *is_reason = xcalloc((size_t)n_cols + 1u, sizeof *is_reason);
+    for (uint32_t c = 0; c < n_cols; c++) {
+        const char *name = k->column_names[c];
+        if (strncmp(name, "stall_", 6) != 0 || strchr(name, '('))
+            continue;
+        is_reason[c] = true;
+        for (uint32_t r = 0; r < k->n_rows; r++) {
+            double v = ncu_source_value(k, r, c);
+            ncu[c] += isnan(v) ? 0 : v;
+        }
+        samples += ncu[c];
+    }
+    fprintf(f, "by reason (ncu's stall reasons; the model's are its own account of the same waits):\n"
+               "  %-18s %7s %7s\n", "reason", "model %", "ncu %");
+    bool *done = xcalloc((size_t)n_cols + 1u, sizeof *done);
+    for (unsigned r = 0; r < TIMING_WHYS; r++) {
+        const char *name = timing_why_name(r);
+        double m = total > 0 ? 100.0 * model[r] / total : 0, nv = (double)NAN;
+        for (uint32_t c = 0; c < n_cols; c++)
+            if (is_reason[c] && strcmp(k->column_names[c] + 6, name) == 0) {
+                nv = samples > 0 ? 100.0 * ncu[c] / samples : 0;
+                done[c] = true;
+            }
+        if (m < 0.5 && !(nv >= 0.5))
+            continue;
+        char nt[16];
+        share_text(nv, nt, sizeof nt);
+        fprintf(f, "  %-18s %7.1f %7s\n", name, m, nt);
+    }
+    for (uint32_t c = 0; c < n_cols; c++)
+        if (is_reason[c] && !done[c] && samples > 0 && 100.0 * ncu[c] / samples >= 0.5)
+            fprintf(f, "  %-18s %7s %7.1f\n", k->column_names[c] + 6, "-", 100.0 * ncu[c] / samples);
+    free(ncu);
+    free(is_reason);
+    free(done);
 }
 
 /* The shares of every instruction with cycles or samples; returns how many. */
@@ -135,7 +202,8 @@ static void write_launch_table(FILE *f, const launch_data *d, const ncu_source_k
         fprintf(f, ",\nfrom %s (%.0f samples)\n\n", src_path, total_samples);
     else
         fprintf(f, ";\n%s\n\n", src_path ? src_path : "no ncu source view next to the trace (NAME.source.csv)");
-    fprintf(f, "%-7s %-30s %-16s %7s %7s  %s\n", "PC", "SASS", "line", "model %", "ncu %", "ncu's stall reasons");
+    fprintf(f, "%-7s %-24s %-16s %7s  %-16s %7s  %s\n", "PC", "SASS", "line", "model %", "model's why", "ncu %",
+            "ncu's why");
     double rest_m = 0, rest_n = 0, agree = 0;
     uint32_t rest = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -155,7 +223,8 @@ static void write_launch_table(FILE *f, const launch_data *d, const ncu_source_k
         share_text(p->model, m, sizeof m);
         share_text(p->ncu, nn, sizeof nn);
         top_reasons(k, p->ncu_row, why, sizeof why);
-        fprintf(f, "%-7s %-30.30s %-16.16s %7s %7s  %.27s\n", pc, info->sass ? info->sass : "?", where, m, nn, why);
+        fprintf(f, "%-7s %-24.24s %-16.16s %7s  %-16.16s %7s  %.15s\n", pc, info->sass ? info->sass : "?", where, m,
+                model_reason(d, p->index), nn, why);
     }
     if (rest)
         fprintf(f, "(%u more instructions under %.0f%% on both sides: model %.1f%%, ncu %.1f%%)\n", rest, SHOWN_SHARE,
@@ -163,6 +232,7 @@ static void write_launch_table(FILE *f, const launch_data *d, const ncu_source_k
     if (k)
         fprintf(f, "agreement: %.0f%% (the sum over instructions of the smaller of the two shares: 100%% when the\n"
                 "model's warps wait where the GPU's do, in the same proportions)\n", agree);
+    write_reason_table(f, d, k);
     free(sh);
 }
 
@@ -185,9 +255,12 @@ static void write_launch_csv(FILE *f, const launch_data *d, const ncu_source_ker
         report_csv_field(f, where);
         fprintf(f, ",%" PRIu64 ",%.4f,", d->pc_cycles[p->index], p->model);
         if (isnan(p->ncu))
-            fputs(",\n", f);
+            fputs(",", f);
         else
-            fprintf(f, "%.0f,%.4f\n", p->samples, p->ncu);
+            fprintf(f, "%.0f,%.4f", p->samples, p->ncu);
+        for (unsigned r = 0; r < TIMING_WHYS; r++)
+            fprintf(f, ",%" PRIu64, d->pc_why ? d->pc_why[(size_t)p->index * TIMING_WHYS + r] : 0);
+        fputc('\n', f);
     }
     free(sh);
 }
@@ -228,8 +301,12 @@ int explain_write_timing(FILE *f, const options *o, const cfg_gpu *cfg, const co
         }
         have_src = true;
     }
-    if (o->fmt == REPORT_CSV)
-        fputs("launch,kernel,pc,sass,line,model_warp_cycles,model_share_pct,ncu_samples,ncu_share_pct\n", f);
+    if (o->fmt == REPORT_CSV) {
+        fputs("launch,kernel,pc,sass,line,model_warp_cycles,model_share_pct,ncu_samples,ncu_share_pct", f);
+        for (unsigned r = 0; r < TIMING_WHYS; r++)
+            fprintf(f, ",model_%s_cycles", timing_why_name(r));
+        fputc('\n', f);
+    }
     else
         ex_write_head(f, o, cfg);
     for (uint32_t l = 0; l < c->n; l++) {

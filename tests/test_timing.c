@@ -1420,21 +1420,26 @@ END_TEST
  * 130 again, one fetch after the other; bank 0's first line (c[0x0][0x28],
  * every kernel's first instruction) came with the launch. The four ULDC/LDC
  * issue at 130, 1,251, 1,382 and 1,383, the store at 1,384 instead of 4. */
+static void const_rig(rig *r, cfg_gpu *c, uint32_t line_cycles, uint32_t bank_cycles)
+{
+    timing_cfg(c);
+    c->t_code_line_cycles = 0;
+    c->t_const_line_cycles = line_cycles;
+    c->t_const_bank_cycles = bank_cycles;
+    rig_open(r, c, 1, 32);
+    rig_pc(r, 0, "ULDC UR4, c[0x0][0x210]");
+    rig_pc(r, 1, "ULDC UR5, c[0x3][0x0]");
+    rig_pc(r, 2, "ULDC UR6, c[0x3][0x40]");
+    rig_pc(r, 3, "LDC R1, c[0x0][0x28]");
+    rig_pc(r, 4, "STG.E desc[UR4][R2.64], R5");
+    rig_pc(r, 5, "EXIT");
+}
+
 static uint64_t const_cycles(uint32_t line_cycles, uint32_t bank_cycles)
 {
     cfg_gpu c;
-    timing_cfg(&c);
-    c.t_code_line_cycles = 0;
-    c.t_const_line_cycles = line_cycles;
-    c.t_const_bank_cycles = bank_cycles;
     rig r;
-    rig_open(&r, &c, 1, 32);
-    rig_pc(&r, 0, "ULDC UR4, c[0x0][0x210]");
-    rig_pc(&r, 1, "ULDC UR5, c[0x3][0x0]");
-    rig_pc(&r, 2, "ULDC UR6, c[0x3][0x40]");
-    rig_pc(&r, 3, "LDC R1, c[0x0][0x28]");
-    rig_pc(&r, 4, "STG.E desc[UR4][R2.64], R5");
-    rig_pc(&r, 5, "EXIT");
+    const_rig(&r, &c, line_cycles, bank_cycles);
     rig_begin(&r);
     mem_mask(&r, 0, 0, 4, 0x1u, 0x10000000, 4);
     timing_result res;
@@ -1444,6 +1449,38 @@ static uint64_t const_cycles(uint32_t line_cycles, uint32_t bank_cycles)
 START_TEST(a_warp_waits_for_its_constants_to_be_fetched)
 {
     ck_assert_uint_eq(const_cycles(130, 1120) - const_cycles(0, 0), 1384 - 4);
+}
+END_TEST
+
+/* The same warp's cycles by reason (explain --timing): each ULDC's wait for
+ * its line is imc (130, 1,120, 130), its issue cycle selected; the LDC of
+ * the launch's line and the store only their issue. Every entry's reasons
+ * sum to its cycles. */
+START_TEST(the_waits_are_charged_by_reason)
+{
+    cfg_gpu c;
+    rig r;
+    const_rig(&r, &c, 130, 1120);
+    timing_keep_pc_cycles(r.t, true);
+    rig_begin(&r);
+    mem_mask(&r, 0, 0, 4, 0x1u, 0x10000000, 4);
+    timing_result res;
+    rig_end_open(&r, &res);
+    ck_assert_ptr_nonnull(res.pc_why);
+    static const uint64_t imc[5] = {130, 1120, 130, 0, 0};
+    for (uint32_t i = 0; i < 5; i++) {
+        const uint64_t *why = &res.pc_why[(size_t)i * TIMING_WHYS];
+        uint64_t sum = 0;
+        for (unsigned k = 0; k < TIMING_WHYS; k++)
+            sum += why[k];
+        ck_assert_uint_eq(sum, res.pc_cycles[i]);
+        ck_assert_uint_eq(why[TIMING_WHY_IMC], imc[i]);
+        ck_assert_uint_eq(why[TIMING_WHY_SELECTED], 1);
+        ck_assert_uint_eq(res.pc_cycles[i], imc[i] + 1u);
+    }
+    ck_assert_str_eq(timing_why_name(TIMING_WHY_NO_INST), "no_inst");
+    ck_assert_ptr_null(timing_why_name(TIMING_WHYS));
+    rig_close(&r);
 }
 END_TEST
 
@@ -1686,6 +1723,7 @@ Suite *timing_suite(void)
     tcase_add_test(tw, shuffle_records_run_a_loop_as_often_as_the_warp_did);
     tcase_add_test(tw, a_warp_waits_for_its_code_to_be_fetched);
     tcase_add_test(tw, a_warp_waits_for_its_constants_to_be_fetched);
+    tcase_add_test(tw, the_waits_are_charged_by_reason);
     tcase_add_test(tw, stores_merge_behind_a_gather_s_read_requests);
     tcase_add_test(tw, a_read_request_waits_behind_write_sectors);
     tcase_add_test(tw, the_suite_captures_writes);
