@@ -59,6 +59,9 @@ run nosync nosync nosync 0
 run oom oom oom 0
 $B/selftest stream > "$O/stream_native.log" 2>&1
 run stream stream stream 0 -v
+# warp shuffles as records (--shuffles, docs/capture.md), and none without it
+run shfl shfl shfl 0 --shuffles
+run shfl_off shfl_off shfl 0
 # an unmodified library program, if PyTorch is there: cuBLAS fp32 (cp.async) and bf16 (TMA) GEMMs
 if python3 -c 'import torch' 2>/dev/null; then
     cat > "$O/torch_gemm.py" <<'PY'

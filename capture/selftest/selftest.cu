@@ -12,6 +12,8 @@
 //   selftest stream   a 64 MB float4 copy-scale three times, timed (overhead)
 //   selftest crash    a kernel, then one that writes to an invalid address
 //   selftest nosync   one kernel, then exit without synchronizing
+//   selftest shfl     a reduction by warp shuffles, unrolled and in a loop
+//                     (for gpumemsim-capture --shuffles)
 //
 // Build: nvcc -O3 -arch=sm_90 -lineinfo selftest.cu -o selftest
 #include <cuda_pipeline.h>
@@ -155,6 +157,20 @@ __global__ void k_tex(cudaTextureObject_t t, float *out) { out[threadIdx.x] = te
 
 __constant__ float cst[64];
 __global__ void k_const(float *out, int k) { out[threadIdx.x] = cst[(threadIdx.x + k) % 64]; }
+
+__global__ void k_shfl(const float *x, float *out, int loop)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = x[i];
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+#pragma unroll 1
+    for (int k = 0; k < loop; k++)
+        v += __shfl_xor_sync(0xffffffffu, v, 1 << (k % 5)) * 0.0f;
+    if (threadIdx.x % 32 == 0)
+        out[i / 32] = v;
+}
 
 __global__ void k_stream(const float4 *x, float4 *y, size_t n)
 {
@@ -331,13 +347,32 @@ int main(int argc, char **argv)
             e = cudaDeviceSynchronize();
         fprintf(stderr, "selftest oom: second launch: %s\n", cudaGetErrorString(e));
         return e == cudaSuccess ? 0 : 1;
+    } else if (!strcmp(mode, "shfl")) {
+        const unsigned n = ST_SHFL_GRID * ST_SHFL_BLOCK;
+        float *x, *out, hx[n], hout[n / 32];
+        CK(cudaMalloc(&x, n * sizeof(float)));
+        CK(cudaMalloc(&out, n / 32 * sizeof(float)));
+        for (unsigned i = 0; i < n; i++)
+            hx[i] = (float)(i % 7);
+        CK(cudaMemcpy(x, hx, sizeof hx, cudaMemcpyHostToDevice));
+        k_shfl<<<ST_SHFL_GRID, ST_SHFL_BLOCK>>>(x, out, ST_SHFL_LOOP);
+        CK(cudaMemcpy(hout, out, sizeof hout, cudaMemcpyDeviceToHost));
+        for (unsigned w = 0; w < n / 32; w++) {
+            float want = 0;
+            for (unsigned l = 0; l < 32; l++)
+                want += hx[w * 32 + l];
+            if (hout[w] != want) {
+                fprintf(stderr, "k_shfl: warp %u: %g, expected %g\n", w, hout[w], want);
+                failures++;
+            }
+        }
     } else if (!strcmp(mode, "nosync")) {
         float *out;
         CK(cudaMalloc(&out, 1 << 20));
         k_copy<<<ST_COPY_GRID, ST_COPY_BLOCK>>>(out, out + 4096, ST_COPY_N);
         return 0; // no synchronization, no free
     } else {
-        fprintf(stderr, "usage: selftest all|graph|stream|crash|nosync|oom\n");
+        fprintf(stderr, "usage: selftest all|graph|stream|crash|nosync|oom|shfl\n");
         return 2;
     }
     printf("selftest %s: %s\n", mode, failures ? "WRONG RESULTS" : "done");

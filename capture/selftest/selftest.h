@@ -30,4 +30,13 @@
 #define ST_STREAM_N (4u << 20)
 #define ST_STREAM_BLOCK 256
 
+/* k_shfl (selftest shfl): every warp of ST_SHFL_GRID x ST_SHFL_BLOCK sums a
+ * value over its lanes with five unrolled __shfl_down_sync, then runs
+ * ST_SHFL_LOOP more __shfl_xor_sync in a loop the compiler cannot unroll
+ * (its count is an argument), then lane 0 stores: with --shuffles, five plus
+ * ST_SHFL_LOOP shfl records a warp */
+#define ST_SHFL_GRID 4
+#define ST_SHFL_BLOCK 64
+#define ST_SHFL_LOOP 7
+
 #endif

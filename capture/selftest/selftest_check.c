@@ -8,7 +8,9 @@
  *                                 generic (all with --kernel k_generic),
  *                                 launch23 (all with --launch 2-3),
  *                                 single (all with --launch N: one kernel),
- *                                 any (another program: generic checks only)
+ *                                 any (another program: generic checks only),
+ *                                 shfl (selftest shfl with --shuffles), shfl_off
+ *                                 (selftest shfl without it)
  * Prints one PASS/FAIL line per check and a summary per kernel; exits 1 when
  * a check failed, 2 when the trace cannot be read. */
 #include <inttypes.h>
@@ -43,6 +45,8 @@ typedef struct kstats {
     uint64_t generic[TRACE_SPACE_COUNT][TRACE_KIND_COUNT];
     uint64_t ldgsts[TRACE_SPACE_COUNT][TRACE_KIND_COUNT];
     uint64_t barriers;
+    uint64_t shfl;        /* shuffle records (TRACE_BAR_SHFL), not counted in barriers */
+    uint64_t shfl_not_shfl; /* shuffle records whose PC is not a SHFL instruction */
     uint64_t no_pc;       /* records whose pc has no PC-table entry */
     uint64_t ldsm, stsm;  /* records at LDSM / STSM instructions */
     uint64_t not_consecutive; /* global records whose active lanes are not 4 B apart (k_copy) */
@@ -244,6 +248,15 @@ static void check_kernel(const trace_kernel *k, const kstats *s, const char *mod
                                     : !strncmp(k->pcs[i].sass, "LDC", 3) && strstr(k->pcs[i].sass, "c[0x3]");
         check(found && s->n[G][ST] == 1 && total(s) == 1,
               "launch %u %s: only the global store is recorded; the PC table shows the invisible load", L_, name);
+    } else if (!strcmp(name, "k_shfl")) {
+        uint64_t warps = ST_SHFL_GRID * ST_SHFL_BLOCK / 32;
+        uint64_t want = !strcmp(mode, "shfl") ? warps * (5u + ST_SHFL_LOOP) : 0;
+        check(s->shfl == want && s->shfl_not_shfl == 0,
+              "launch %u %s: %" PRIu64 " shuffle records at SHFL instructions (5 unrolled and %d in a loop a warp; "
+              "none without --shuffles): got %" PRIu64 ", %" PRIu64 " elsewhere",
+              L_, name, want, ST_SHFL_LOOP, s->shfl, s->shfl_not_shfl);
+        check(s->n[G][LD] == warps && s->n[G][ST] == warps && s->barriers == 0 && total(s) == 2 * warps,
+              "launch %u %s: a global load and a store a warp, no barrier", L_, name);
     } else if (!strcmp(name, "k_stream")) {
         uint64_t warps = ST_STREAM_N / 32;
         check(s->n[G][LD] == warps && s->n[G][ST] == warps && s->partial == 0,
@@ -274,6 +287,8 @@ static const expect expects[] = {
     {"launch23", 2, {2, 3}, 1, NULL},
     {"single", 1, {0}, 1, NULL}, /* one kernel of "all", any launch index */
     {"any", 0, {0}, 1, NULL},    /* another program: generic checks only */
+    {"shfl", 1, {0}, 1, NULL},
+    {"shfl_off", 1, {0}, 1, NULL},
 };
 
 int main(int argc, char **argv)
@@ -333,7 +348,12 @@ int main(int argc, char **argv)
             count(&s, cur, &ev.mem);
             break;
         case TRACE_EV_BARRIER:
-            s.barriers++;
+            if (ev.barrier.kind == TRACE_BAR_SHFL) {
+                const trace_pc_info *pi = trace_kernel_find_pc(cur, ev.barrier.pc);
+                s.shfl++;
+                s.shfl_not_shfl += !pi || strncmp(pi->sass, "SHFL", 4) != 0;
+            } else
+                s.barriers++;
             break;
         case TRACE_EV_KERNEL_END:
             check_kernel(cur, &s, mode);
