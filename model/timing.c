@@ -1611,14 +1611,15 @@ static inline uint64_t book_path(timing *t, cal *iss, uint64_t at, const uint32_
  * itself; returns the cycle pc issues. regs: pc's registers (NULL: none).
  * Inlined: every record calls it, and a call saved and restored six
  * registers and passed eight arguments (25 instructions a record). */
-static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm,
-                                                               uint32_t pc, const pc_regs *regs, bool is_store,
-                                                               uint8_t dst_n, uint32_t dst32)
+static inline __attribute__((always_inline)) uint64_t issue_to_kept(timing *t, warp_state *w, cta_state *c,
+                                                                    uint32_t sm, uint32_t pc, const pc_regs *regs,
+                                                                    bool is_store, uint8_t dst_n, uint32_t dst32,
+                                                                    bool kept)
 {
     uint64_t at = w->clock;
-    /* where the warp's cycles go (NULL: not kept): to the instruction it
-     * waits to issue, as ncu samples it, by why it waits */
-    uint64_t mark_at = at, *mark = t->pc_cycles ? &mark_at : NULL;
+    /* where the warp's cycles go (kept: t->pc_cycles, else NULL): to the
+     * instruction it waits to issue, as ncu samples it, by why it waits */
+    uint64_t mark_at = at, *mark = kept ? &mark_at : NULL;
     uint32_t me = w->pc_idx; /* the record's entry (UINT32_MAX: none): its waits are charged to it */
     /* the CTA's barrier, when the warp's last record was one: its release */
     uint64_t release = 0;
@@ -1756,6 +1757,16 @@ static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_s
     w->last_pc = pc;
     w->clock = at + 1u;
     return at; /* the caller tells the CTA it ran until w->clock (cta_ran_until) */
+}
+
+/* issue_to_kept twice over, so that the replay without pc_cycles (every
+ * run but explain --timing) carries none of the charges' tests */
+static inline __attribute__((always_inline)) uint64_t issue_to(timing *t, warp_state *w, cta_state *c, uint32_t sm,
+                                                               uint32_t pc, const pc_regs *regs, bool is_store,
+                                                               uint8_t dst_n, uint32_t dst32)
+{
+    return t->pc_cycles ? issue_to_kept(t, w, c, sm, pc, regs, is_store, dst_n, dst32, true)
+                        : issue_to_kept(t, w, c, sm, pc, regs, is_store, dst_n, dst32, false);
 }
 
 /* ---- L2 ------------------------------------------------------------------------- */
