@@ -556,6 +556,8 @@ struct timing {
      * banks it fetched a line of (bit b) and when its last fetch is done */
     uint32_t *clines;
     uint32_t n_clines, cap_clines;
+    uint32_t *exits;          /* with pc_cycles kept: the kernel's EXIT instructions (PC indices) */
+    uint32_t n_exits, cap_exits;
     uint64_t *const_ready;
     size_t cap_const;
     uint32_t *const_banks;
@@ -717,6 +719,7 @@ void timing_destroy(timing *t)
     free(t->pc_why);
     free(t->code_ready);
     free(t->clines);
+    free(t->exits);
     free(t->const_ready);
     free(t->const_banks);
     free(t->const_busy);
@@ -780,6 +783,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
     }
     sassflow_destroy(t->flow);
     t->flow = sassflow_create(k->pcs, k->n_pcs);
+    t->n_exits = 0;
     /* the code's lines on each SM (code_wait) */
     t->code_lines = t->flow && t->cfg.t_code_line_cycles ? (k->n_pcs + PCS_PER_LINE - 1u) / PCS_PER_LINE : 0;
     if (t->code_lines) {
@@ -787,7 +791,7 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         if (t->cap_code < n) {
             free(t->code_ready);
             t->code_ready = xmalloc(n * sizeof *t->code_ready);
-            t->cap_code = (uint32_t)n;
+            t->cap_code = n;
         }
         memset(t->code_ready, 0, n * sizeof *t->code_ready);
     }
@@ -795,6 +799,13 @@ void timing_kernel_begin(timing *t, const trace_kernel *k, const gpu_kernel_info
         t->pc_next[i] = UINT32_MAX;
         /* the opcode past any guard: "@!P0 LDS R4, [R5]" is a load too */
         const char *op = sass_opcode(k->pcs[i].sass);
+        if (t->keep_pc_cycles && t->flow && op && strncmp(op, "EXIT", 4) == 0) {
+            if (t->n_exits == t->cap_exits) {
+                t->cap_exits = t->cap_exits ? 2u * t->cap_exits : 16u;
+                t->exits = xrealloc(t->exits, t->cap_exits * sizeof *t->exits);
+            }
+            t->exits[t->n_exits++] = i;
+        }
         /* loads and value-returning atomics write their first register operand */
         bool dst = op && (strncmp(op, "LD", 2) == 0 || strncmp(op, "ATOM", 4) == 0) &&
                    strncmp(op, "LDGSTS", 6) != 0;
@@ -863,7 +874,7 @@ const char *timing_why_name(unsigned why)
         [TIMING_WHY_WAIT] = "wait",         [TIMING_WHY_LONG_SB] = "long_sb",
         [TIMING_WHY_SHORT_SB] = "short_sb", [TIMING_WHY_BARRIER] = "barrier",
         [TIMING_WHY_NO_INST] = "no_inst",   [TIMING_WHY_BRANCH] = "branch_resolving",
-        [TIMING_WHY_IMC] = "imc",
+        [TIMING_WHY_IMC] = "imc",           [TIMING_WHY_DRAIN] = "drain",
     };
     return why < TIMING_WHYS ? names[why] : NULL;
 }
@@ -1059,11 +1070,15 @@ static inline void warp_ended(timing *t, const warp_state *w, const cta_state *c
  * arrived at a barrier after its last record waits there until the barrier
  * lets its CTA go, and exits then (reduce's warps that the last steps leave
  * idle). Its CTA's entry must still be its own (else its arrival time). */
+static void charge_drain(timing *t, const warp_state *w, uint64_t end);
+
 static uint64_t warp_life_final(timing *t, size_t wi)
 {
     const warp_state *w = &t->warps[wi];
     uint64_t life = t->warp_life[wi];
     const cta_state *c = &t->ctas[w->cta & t->cta_mask];
+    if (t->n_exits && !w->bar_wait && c->gen == t->gen && c->cta == w->cta)
+        charge_drain(t, w, c->start + life);
     if (w->bar_wait && c->gen == t->gen && c->cta == w->cta) {
         uint32_t s = (w->bar_gen - 1u) & 1u;
         if (c->bar_id[s] == w->bar_gen - 1u) {
@@ -1312,6 +1327,30 @@ static inline void charge(timing *t, uint32_t p, unsigned why, uint64_t *mark, u
 }
 
 static uint64_t const_wait(timing *t, uint32_t sm, uint32_t p, uint64_t at);
+
+/* With pc_cycles kept: a warp that ended at `end` after its last issue
+ * waited that long at its EXIT for its stores' acceptance (drain): charged
+ * where ncu samples it, the instruction after the EXIT nearest its last
+ * record on the kernel's control flow (a warp past its EXIT points at the
+ * next PC: vecAdd_float4's drain samples are at the BRA after its EXIT). */
+static void charge_drain(timing *t, const warp_state *w, uint64_t end)
+{
+    if (!t->pc_cycles || !w->started || end <= w->clock)
+        return;
+    uint32_t best = UINT32_MAX, best_n = UINT32_MAX;
+    for (uint32_t i = 0; i < t->n_exits; i++) {
+        uint32_t n;
+        const uint32_t *path;
+        if (sassflow_between(t->flow, w->last_pc, t->exits[i] * PC_BYTES, &n, &path) && n < best_n) {
+            best_n = n;
+            best = t->exits[i];
+        }
+    }
+    if (best != UINT32_MAX && best + 1u < t->k->n_pcs)
+        best++;
+    uint64_t mark = w->clock;
+    charge(t, best, TIMING_WHY_DRAIN, &mark, end);
+}
 
 /* A warp that ran instruction prev (an index of the whole SASS; UINT32_MAX:
  * none yet) is about to issue p at `at`: after a taken branch (p not the

@@ -80,7 +80,9 @@ typedef struct timing_result {
  * or local load or cp.async copy not back (long_sb), a shared-memory access
  * or a constant, special-register or other variable-latency result (short_sb),
  * the CTA's barrier (barrier), its code not fetched (no_inst), a taken
- * branch's redirect (branch_resolving), a constant line not fetched (imc).
+ * branch's redirect (branch_resolving), a constant line not fetched (imc),
+ * and after its last instruction its stores' acceptance, charged to the EXIT
+ * it goes to (drain).
  * docs/explain.md, "Where the warps wait". */
 enum {
     TIMING_WHY_SELECTED,
@@ -92,6 +94,7 @@ enum {
     TIMING_WHY_NO_INST,
     TIMING_WHY_BRANCH,
     TIMING_WHY_IMC,
+    TIMING_WHY_DRAIN,
     TIMING_WHYS
 };
 /* "selected", "long_sb", ... (ncu's stall_ suffixes); NULL beyond TIMING_WHYS. */

@@ -192,12 +192,12 @@ wide=$(awk 'length > 100' "$OUT/timing.txt" | head -1)
 [ -z "$wide" ] || fail "explain --timing: a line wider than 100 columns: $wide"
 "$BIN" explain --config $H200 --timing --format csv $R > "$OUT/timing.csv"
 WHYS="model_selected_cycles,model_not_selected_cycles,model_wait_cycles,model_long_sb_cycles,model_short_sb_cycles"
-WHYS="$WHYS,model_barrier_cycles,model_no_inst_cycles,model_branch_resolving_cycles,model_imc_cycles"
+WHYS="$WHYS,model_barrier_cycles,model_no_inst_cycles,model_branch_resolving_cycles,model_imc_cycles,model_drain_cycles"
 head -1 "$OUT/timing.csv" | grep -qx "launch,kernel,pc,sass,line,model_warp_cycles,model_share_pct,ncu_samples,ncu_share_pct,$WHYS" ||
     fail "explain --timing --format csv: header"
 # (fields from the end: the kernel's name holds commas) the shares add up to
 # 100, and each row's cycles by reason to its cycles
-awk -F, 'NR > 1 { m += $(NF-11); n += $(NF-9); w = 0; for (i = NF - 8; i <= NF; i++) w += $i; if (w != $(NF-12)) bad++ }
+awk -F, 'NR > 1 { m += $(NF-12); n += $(NF-10); w = 0; for (i = NF - 9; i <= NF; i++) w += $i; if (w != $(NF-13)) bad++ }
          END { if (m < 99.9 || m > 100.1 || n < 99.9 || n > 100.1 || bad) { print "shares " m " and " n ", " bad+0 " rows whose reasons do not add up"; exit 1 } }' \
     "$OUT/timing.csv" > "$OUT/timing.sum" || fail "explain --timing --format csv: $(cat "$OUT/timing.sum")"
 grep -q "^  long_sb  *[0-9.]*  *[0-9.]*$" "$OUT/timing.txt" || fail "explain --timing: no long_sb row in the table by reason"

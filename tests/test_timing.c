@@ -316,7 +316,8 @@ static uint64_t imad_chain(bool whole_sass)
  * to the instruction it waits to issue. In imad_chain's kernel the first
  * load issues at 0 (1 cycle), the IMAD waits for its data until 689 and
  * issues (689 cycles), the second load waits for the IMAD's result
- * (alu_latency_cycles, 4) and issues at 693 (4); keeping them changes no
+ * (alu_latency_cycles, 4) and issues at 693 (4); its EXIT waits for that
+ * load's data, an L1 hit, 32 cycles (drain); keeping them changes no
  * cycle. */
 START_TEST(the_warps_cycles_go_to_the_instruction_they_wait_at)
 {
@@ -330,7 +331,8 @@ START_TEST(the_warps_cycles_go_to_the_instruction_they_wait_at)
     ck_assert_uint_eq(res.pc_cycles[0], 1);
     ck_assert_uint_eq(res.pc_cycles[1], 689);
     ck_assert_uint_eq(res.pc_cycles[2], 4);
-    ck_assert_uint_eq(res.pc_cycles[3], 0);
+    ck_assert_uint_eq(res.pc_cycles[3], 32);
+    ck_assert_uint_eq(res.pc_why[3u * TIMING_WHYS + TIMING_WHY_DRAIN], 32);
     rig_close(&r);
     ck_assert_uint_eq(cycles, imad_chain(true));
 }
@@ -1454,8 +1456,9 @@ END_TEST
 
 /* The same warp's cycles by reason (explain --timing): each ULDC's wait for
  * its line is imc (130, 1,120, 130), its issue cycle selected; the LDC of
- * the launch's line and the store only their issue. Every entry's reasons
- * sum to its cycles. */
+ * the launch's line and the store only their issue; the wait for the
+ * store's acceptance is the EXIT's (drain). Every entry's reasons sum to its
+ * cycles, and the entries' to the warp's. */
 START_TEST(the_waits_are_charged_by_reason)
 {
     cfg_gpu c;
@@ -1478,6 +1481,16 @@ START_TEST(the_waits_are_charged_by_reason)
         ck_assert_uint_eq(why[TIMING_WHY_SELECTED], 1);
         ck_assert_uint_eq(res.pc_cycles[i], imc[i] + 1u);
     }
+    /* after the store, the warp waits at its EXIT for the store's acceptance
+     * (drain, charged to the EXIT: no instruction after it), and its cycles
+     * from its CTA's start to its end are all charged somewhere */
+    const uint64_t *exit_why = &res.pc_why[5u * TIMING_WHYS];
+    ck_assert_uint_gt(exit_why[TIMING_WHY_DRAIN], 0);
+    ck_assert_uint_eq(exit_why[TIMING_WHY_DRAIN], res.pc_cycles[5]);
+    uint64_t all = 0;
+    for (uint32_t i = 0; i < 6; i++)
+        all += res.pc_cycles[i];
+    ck_assert_uint_eq(all, res.warp_cycles);
     ck_assert_str_eq(timing_why_name(TIMING_WHY_NO_INST), "no_inst");
     ck_assert_ptr_null(timing_why_name(TIMING_WHYS));
     rig_close(&r);
