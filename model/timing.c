@@ -6,7 +6,6 @@
 #include <assert.h>
 #include <ctype.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +19,6 @@
 #include "sassflow.h"
 #include "wqueue.h"
 #include "wqueue_int.h"
-
 
 /* ---- calendars -----------------------------------------------------------------
  * A resource serves `rate` units per cycle. Its time is cut into bins of
@@ -1066,12 +1064,12 @@ static inline void warp_ended(timing *t, const warp_state *w, const cta_state *c
         t->sms[sm].last_end = end;
 }
 
+static void charge_drain(timing *t, const warp_state *w, uint64_t end);
+
 /* Warp entry wi's lifetime, once the warp has no more records: a warp that
  * arrived at a barrier after its last record waits there until the barrier
  * lets its CTA go, and exits then (reduce's warps that the last steps leave
  * idle). Its CTA's entry must still be its own (else its arrival time). */
-static void charge_drain(timing *t, const warp_state *w, uint64_t end);
-
 static uint64_t warp_life_final(timing *t, size_t wi)
 {
     const warp_state *w = &t->warps[wi];
@@ -1267,23 +1265,29 @@ static inline void alu_wrote(warp_state *w, uint8_t first, uint8_t count, uint64
 
 /* ---- code fetch (findings §23) ----------------------------------------------- */
 
-/* How long after a warp asks for a line of code not fetched on its SM, gap
- * lines past the line it ran last, the line arrives: code_jump_cycles at
- * code_jump_lines, linear between them, the last beyond the last. */
-static uint64_t code_jump(const cfg_gpu *c, uint32_t gap)
+/* A measured curve at x: y[i] at x[i] (n points, x ascending), linear
+ * between them (rounded down), y[0] below the first, y[n-1] beyond the last;
+ * 0 without points. DRAM's latency under load and a cold jump's cost. */
+static uint32_t curve_at(const uint32_t *x, const uint32_t *y, uint32_t n, uint32_t at)
 {
-    uint32_t n = c->n_t_code_jump_lines;
     if (n == 0)
         return 0;
-    if (gap <= c->t_code_jump_lines[0])
-        return c->t_code_jump_cycles[0];
+    if (at <= x[0])
+        return y[0];
     for (uint32_t i = 1; i < n; i++)
-        if (gap <= c->t_code_jump_lines[i]) {
-            uint64_t x0 = c->t_code_jump_lines[i - 1], x1 = c->t_code_jump_lines[i];
-            int64_t y0 = c->t_code_jump_cycles[i - 1], y1 = c->t_code_jump_cycles[i];
-            return (uint64_t)(y0 + (y1 - y0) * (int64_t)(gap - x0) / (int64_t)(x1 - x0));
+        if (at < x[i]) {
+            int64_t dy = (int64_t)y[i] - (int64_t)y[i - 1];
+            return (uint32_t)((int64_t)y[i - 1] + dy * (int64_t)(at - x[i - 1]) / (int64_t)(x[i] - x[i - 1]));
         }
-    return c->t_code_jump_cycles[n - 1];
+    return y[n - 1];
+}
+
+/* How long after a warp asks for a line of code not fetched on its SM, gap
+ * lines past the line it ran last, the line arrives (code_jump_lines and
+ * code_jump_cycles). */
+static uint64_t code_jump(const cfg_gpu *c, uint32_t gap)
+{
+    return curve_at(c->t_code_jump_lines, c->t_code_jump_cycles, c->n_t_code_jump_lines, gap);
 }
 
 /* Line `line` of the kernel's code on an SM (code: its row of code_ready),
@@ -1329,7 +1333,7 @@ static inline void charge(timing *t, uint32_t p, unsigned why, uint64_t *mark, u
 static uint64_t const_wait(timing *t, uint32_t sm, uint32_t p, uint64_t at);
 
 /* With pc_cycles kept: a warp that ended at `end` after its last issue
- * waited that long at its EXIT for its stores' acceptance (drain): charged
+ * waited that long at its EXIT for its last loads and stores (drain): charged
  * where ncu samples it, the instruction after the EXIT nearest its last
  * record on the kernel's control flow (a warp past its EXIT points at the
  * next PC: vecAdd_float4's drain samples are at the BRA after its EXIT). */
@@ -1827,18 +1831,7 @@ static inline l2_home_slice place_of(const timing *t, const gpu_l2_req *r)
 
 uint32_t timing_dram_load_extra(const cfg_gpu *c, uint32_t permille)
 {
-    uint32_t n = c->n_t_dram_load_permille;
-    const uint32_t *x = c->t_dram_load_permille, *y = c->t_dram_load_extra_cycles;
-    if (n == 0)
-        return 0;
-    if (permille <= x[0])
-        return y[0];
-    for (uint32_t i = 1; i < n; i++)
-        if (permille < x[i]) { /* between x[i-1] and x[i]: linear, rounded down */
-            int64_t dy = (int64_t)y[i] - (int64_t)y[i - 1];
-            return (uint32_t)((int64_t)y[i - 1] + dy * (int64_t)(permille - x[i - 1]) / (int64_t)(x[i] - x[i - 1]));
-        }
-    return y[n - 1];
+    return curve_at(c->t_dram_load_permille, c->t_dram_load_extra_cycles, c->n_t_dram_load_permille, permille);
 }
 
 /* DRAM's load as its requests arrive: the units (read sectors, weighted
