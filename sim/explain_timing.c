@@ -41,6 +41,13 @@ static const ncu_source_kernel *source_kernel_of(const ncu_source_report *src, c
     return NULL;
 }
 
+/* A source view column of ncu's stall reasons over all samples ("stall_NAME",
+ * not the "(Not Issued)" ones). */
+static bool is_stall_column(const char *name)
+{
+    return strncmp(name, "stall_", 6) == 0 && !strchr(name, '(');
+}
+
 /* "long_sb, short_sb": the row's largest stall reasons (ncu's stall_*
  * columns, all samples, not the "(Not Issued)" ones), largest first. */
 static void top_reasons(const ncu_source_kernel *k, int64_t row, char *buf, size_t n)
@@ -52,7 +59,7 @@ static void top_reasons(const ncu_source_kernel *k, int64_t row, char *buf, size
     double val[TOP_REASONS] = {0};
     for (uint32_t c = 0; c < k->n_cols; c++) {
         const char *name = k->column_names[c];
-        if (strncmp(name, "stall_", 6) != 0 || strchr(name, '('))
+        if (!is_stall_column(name))
             continue;
         double v = ncu_source_value(k, (uint32_t)row, c);
         if (isnan(v) || v <= 0)
@@ -108,7 +115,7 @@ static void write_reason_table(FILE *f, const launch_data *d, const ncu_source_k
     bool *is_reason = xcalloc((size_t)n_cols + 1u, sizeof *is_reason);
     for (uint32_t c = 0; c < n_cols; c++) {
         const char *name = k->column_names[c];
-        if (strncmp(name, "stall_", 6) != 0 || strchr(name, '('))
+        if (!is_stall_column(name))
             continue;
         is_reason[c] = true;
         for (uint32_t r = 0; r < k->n_rows; r++) {
