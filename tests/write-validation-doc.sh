@@ -135,6 +135,22 @@ mkdir -p build
         echo '```'
         echo
     done
+    echo "## Cycles (\`validate --timing\`)"
+    echo
+    echo "The timing model's \`sm__cycles_elapsed.avg\` against each capture's (docs/timing.md;"
+    echo "tolerance 20%, misses with their reasons in \`tests/timing-known.txt\`):"
+    echo
+    echo "| capture | measured | predicted | error | result |"
+    echo "|---|---:|---:|---:|---|"
+    for t in "$SUITE"/*.trace; do
+        [ -f "${t%.trace}.ncu.csv" ] || continue
+        "$BIN" validate --config "$CONFIG" --timing --format csv "$t" 2>/dev/null |
+            awk -F, -v c="$(basename "$t" .trace)" '$(NF-6) == "sm__cycles_elapsed.avg" {
+                printf "| %s | %s | %s | %+.2f%% | %s |\n", c, $(NF-5), $(NF-4), $(NF-2) * 100, $NF }'
+    done
+    echo
+    "$BIN" validate --config "$CONFIG" --timing "$SUITE" 2>/dev/null | grep '^sm__cycles_elapsed.avg: mean absolute'
+    echo
     echo "## Per kernel (metrics with a target)"
     echo
     echo "| kernel | metric | measured | predicted | rel err | tol | result |"
