@@ -16,7 +16,8 @@
 # delete its line). Then the same for the H200's traces against the H100's
 # counters (tests/h100-suite.sh --timing), known misses in
 # tests/timing-known-h100.txt. Prints the validations' mean absolute
-# percentage error lines, the matrixMul launches' L2 read sectors and
+# percentage error lines (the H200's also for PyTorch's kernels and the
+# others apart), the matrixMul launches' L2 read sectors and
 # writeSegment_off11's L2 write sectors (H200).
 set -eu
 BIN=${1:?usage: timing-suite.sh BIN}
@@ -163,6 +164,13 @@ if ! cmp -s build/shfl-a.csv build/shfl-b.csv; then
 fi
 
 echo "timing-suite: $(grep 'mean absolute percentage error' build/timing-suite.txt) ($(grep -c . build/timing-failed.txt || true) known misses, listed in tests/timing-known.txt)"
+# the same split: PyTorch's own kernels (torch_*) and the suite's others
+awk '/^== /{ n = split($2, p, "/"); c = p[n]; sub(/\.trace:$/, "", c) }
+     $1 == "sm__cycles_elapsed.avg" && c != "" && c != "summary" {
+         e = $5; gsub(/[%+]/, "", e); if (e < 0) e = -e
+         if (c ~ /^torch_/) { t += e; nt++ } else { o += e; no++ }; c = "" }
+     END { printf "timing-suite: of which PyTorch'"'"'s kernels (torch_*) %.2f%% over %d, the others %.2f%% over %d\n",
+                  t / nt, nt, o / no, no }' build/timing-suite.txt
 echo "timing-suite: the H100 (configs/h100.ini, traces/h100-ncu): $(grep 'mean absolute percentage error' build/timing-h100.txt) ($(grep -c . build/timing-h100-failed.txt || true) known misses, listed in tests/timing-known-h100.txt)"
 awk -v l2="$L2READ" '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) }
      $1 == l2 && c ~ /^matrixMul/ { printf "timing-suite: %s L2 read sectors measured %s, after the LRC %s (%s)\n", c, $2, $3, $5 }' \
