@@ -9,8 +9,8 @@
 # jumps kernels' executed FFMA lines lie in their SASS). With "ncu": every
 # case under ncu --cache-control all (as the suite is measured: caches
 # flushed, the code too), one launch each, into DEST/icache-ncu.txt, and the
-# constant cache's cases into DEST/const-ncu.txt, params-ncu.txt and
-# cbank-ncu.txt (about 5 minutes in all).
+# constant cache's cases into DEST/const-ncu.txt and DEST/const-cycles.txt
+# (about 5 minutes in all).
 set -u -o pipefail
 DEST=${1:?usage: icache.sh DEST [ncu]}
 MODE=${2:-plain}
@@ -29,23 +29,14 @@ if [ "$MODE" = ncu ]; then
     } | tee "$DEST/icache-ncu.txt"
     # the constant cache: 16 LDC reads a pass (traces/h200-probes/icache/const-ncu.txt),
     # and whole kernels that read N lines of their parameters (bank 0) or of a
-    # __constant__ table (bank 3) at their start: ncu's cycles (params-ncu.txt, cbank-ncu.txt)
+    # __constant__ table (bank 3) at their start: ncu's cycles by kernels/measure.sh
+    # (const-cycles.txt; params-ncu.txt and cbank-ncu.txt hold the same runs made
+    # by hand, 2 and 3 of each)
     for c in "1 1" "4 132"; do
         for s in 4 32 64 128 256 1024 2048; do runn const "$s" $c; done
     done | sed 's/^icache: //' | tee "$DEST/const-ncu.txt"
-    cycles() { "$NCU" --clock-control none --cache-control all --metrics sm__cycles_elapsed.max --csv \
-                   build/kernels/icache "$@" 2>/dev/null | grep "$1" | tail -1 | awk -F'","' '{print $NF}' | tr -d '"'; }
-    for kind in params cbank; do
-        for c in "1 1" "4 132"; do
-            for n in 0 1 2 4 8 16 32; do
-                [ "$kind" = cbank ] && [ "$n" = 32 ] && continue
-                for r in 1 2 3; do
-                    [ "$kind" = params ] && [ "$r" = 3 ] && continue
-                    echo "$kind $n cfg $c r$r cycles.max $(cycles "$kind" "$n" $c)"
-                done
-            done
-        done | tee "$DEST/$kind-ncu.txt"
-    done
+    kernels/measure.sh --metrics kernels/probes/cycles.txt --experiments kernels/probes/icache-const.exp \
+        --only . --reps 3 --dest "$DEST/const-cycles" | tee "$DEST/const-cycles.txt" || status=1
     exit $status
 fi
 run() { build/kernels/icache "$@" 2>&1 | grep '^icache' || status=1; }
