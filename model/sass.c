@@ -67,3 +67,20 @@ void sass_registers(const char *op, bool has_dst, uint8_t *dst, uint64_t src[4])
         p++;
     }
 }
+
+bool sass_const_operand(const char *sass, uint32_t *bank, uint32_t *offset)
+{
+    const char *c = sass ? strstr(sass, "c[0x") : NULL;
+    if (!c)
+        return false;
+    char *end;
+    unsigned long b = strtoul(c + 4, &end, 16);
+    if (strncmp(end, "][0x", 4) != 0)
+        return false;
+    unsigned long o = strtoul(end + 4, &end, 16);
+    if (*end != ']' || b > 0xffff || o > 0xffffff)
+        return false;
+    *bank = (uint32_t)b;
+    *offset = (uint32_t)o;
+    return true;
+}

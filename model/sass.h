@@ -21,4 +21,10 @@ bool sass_opcode_is(const char *sass, const char *prefix);
  * every other sets bit n of src[n / 64] (R0..R254). Without, *dst is 255. */
 void sass_registers(const char *op, bool has_dst, uint8_t *dst, uint64_t src[4]);
 
+/* The constant-bank operand sass names at a fixed place, c[0xB][0xOFF] (ULDC,
+ * LDC, or an operand of any instruction): true with its bank and byte offset;
+ * false for none, or an indexed one (c[0x0][R2+0x10]: which line it reads the
+ * text does not say). */
+bool sass_const_operand(const char *sass, uint32_t *bank, uint32_t *offset);
+
 #endif

@@ -1385,27 +1385,6 @@ static inline uint64_t fetch_wait(timing *t, uint64_t *code, uint32_t sm, uint32
 
 /* ---- constant banks (findings §23) -------------------------------------------- */
 
-/* The constant operand an instruction names at a fixed place, c[0xB][0xOFF]
- * (ULDC, LDC, or an operand of any instruction): true with its bank and
- * byte offset; false for none, or an indexed one (c[0x0][R2+0x10]: which
- * line it reads the SASS does not say). */
-static bool sass_const_operand(const char *sass, uint32_t *bank, uint32_t *offset)
-{
-    const char *c = sass ? strstr(sass, "c[0x") : NULL;
-    if (!c)
-        return false;
-    char *end;
-    unsigned long b = strtoul(c + 4, &end, 16);
-    if (strncmp(end, "][0x", 4) != 0)
-        return false;
-    unsigned long o = strtoul(end + 4, &end, 16);
-    if (*end != ']' || b > 0xffff || o > 0xffffff)
-        return false;
-    *bank = (uint32_t)b;
-    *offset = (uint32_t)o;
-    return true;
-}
-
 #define CONST_LINE_BYTES 64u /* [MEAS] kernels/icache.cu const: reads 32 bytes apart share a miss, 64 do not */
 
 /* The kernel's constant lines (pc_regs.cline) and, with const_line_cycles,

@@ -10,6 +10,7 @@
 #include "gpu.h"
 #include "l2.h"
 #include "replay.h"
+#include "sass.h"
 #include "suites.h"
 #include "test_util.h"
 #include "timing.h"
@@ -1199,6 +1200,23 @@ START_TEST(first_wave_ctas_dispatch_per_warp)
 }
 END_TEST
 
+/* c[0xB][0xOFF] operands (the constant lines const_wait fetches) */
+START_TEST(sass_constant_operands_are_parsed)
+{
+    uint32_t bank = 99, off = 99;
+    ck_assert(sass_const_operand("ULDC.64 UR4, c[0x0][0x210]", &bank, &off));
+    ck_assert_uint_eq(bank, 0);
+    ck_assert_uint_eq(off, 0x210);
+    ck_assert(sass_const_operand("FFMA R0, R0, c[0x3][0x40], RZ", &bank, &off));
+    ck_assert_uint_eq(bank, 3);
+    ck_assert_uint_eq(off, 0x40);
+    ck_assert(!sass_const_operand("LDC R4, c[0x0][R2+0x10]", &bank, &off));
+    ck_assert(!sass_const_operand("LDC R4, c[0x0][RZ]", &bank, &off));
+    ck_assert(!sass_const_operand("IADD3 R1, R2, R3, RZ", &bank, &off));
+    ck_assert(!sass_const_operand(NULL, &bank, &off));
+}
+END_TEST
+
 START_TEST(sass_registers_are_parsed)
 {
     timing_regs t;
@@ -1724,6 +1742,7 @@ Suite *timing_suite(void)
     suite_add_tcase(s, tc);
     TCase *tp = tcase_create("parsing");
     tcase_add_test(tp, sass_registers_are_parsed);
+    tcase_add_test(tp, sass_constant_operands_are_parsed);
     tcase_add_test(tp, a_config_without_timing_has_none);
     suite_add_tcase(s, tp);
     TCase *tw = tcase_create("write queue");
