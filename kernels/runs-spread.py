@@ -6,7 +6,8 @@ usage: kernels/runs-spread.py METRIC DIR... [--model BIN --config INI --traces D
                                [--tolerance PERCENT]] [--exclude REGEX]
 
 DIR: folders of ncu --csv files, NAME.ncu.csv or NAME.rK.ncu.csv (the suite's
-traces/h200 and measure.sh's --dest folders); each file is one run of NAME.
+traces/h200 and measure.sh's --dest folders), or such files packed in a
+.tar.xz (traces/h200-probes/torch-reps.tar.xz); each file is one run of NAME.
 With --model, BIN run [--timing] --format csv on DIR/NAME.trace gives the
 model's value of METRIC (--time-order: BIN run --timing --time-order), its error against the median run, and how far it
 lies outside the runs' range ("outside": 0 between the smallest and the
@@ -19,7 +20,7 @@ kernels, whose warps execute no memory instruction and so are not in a trace).
 sm__warps_active.sum (the warps' resident cycles, summed) is read where a run
 has it, else derived from the runs' sm__warps_active.avg.pct_of_peak_sustained_active
 and sm__cycles_active.avg with --config's sm_count and max_threads_per_sm."""
-import csv, glob, os, re, statistics, subprocess, sys
+import csv, glob, io, os, re, statistics, subprocess, sys, tarfile
 
 
 def fail(msg):
@@ -28,7 +29,13 @@ def fail(msg):
 
 
 def metric_of(path, metric, gpu=None):
-    rows = [l for l in open(path, encoding="utf-8", errors="replace") if l.startswith('"')]
+    """path: a file, or a (tar, member) pair of an archive's file"""
+    if isinstance(path, tuple):
+        data = path[0].extractfile(path[1]).read().decode("utf-8", errors="replace")
+        lines = io.StringIO(data)
+    else:
+        lines = open(path, encoding="utf-8", errors="replace")
+    rows = [l for l in lines if l.startswith('"')]
     values = {}
     for r in csv.DictReader(rows):
         values.setdefault(r.get("Metric Name"), r["Metric Value"])
@@ -108,10 +115,20 @@ def main(argv):
         gpu = gpu_of(config)
     runs = {}
     for d in dirs:
-        if not os.path.isdir(d):
-            fail(f"{d}: not a folder")
-        for f in sorted(glob.glob(os.path.join(d, "*.ncu.csv"))):
-            name = re.sub(r"(\.r\d+)?\.ncu\.csv$", "", os.path.basename(f))
+        if d.endswith(".tar.xz") and os.path.isfile(d):
+            try:
+                tar = tarfile.open(d, "r:xz")
+            except (tarfile.TarError, OSError) as e:
+                fail(f"{d}: not a readable .tar.xz ({e})")
+            files = sorted(((tar, m) for m in tar.getmembers() if m.isfile() and m.name.endswith(".ncu.csv")),
+                           key=lambda p: p[1].name)
+        elif os.path.isdir(d):
+            files = sorted(glob.glob(os.path.join(d, "*.ncu.csv")))
+        else:
+            fail(f"{d}: not a folder or a .tar.xz")
+        for f in files:
+            base = os.path.basename(f[1].name if isinstance(f, tuple) else f)
+            name = re.sub(r"(\.r\d+)?\.ncu\.csv$", "", base)
             if exclude and exclude.search(name):
                 continue
             v = metric_of(f, metric, gpu)
