@@ -160,6 +160,9 @@ struct gpu {
      * and do_local add to the data wavefront counters (added always, read
      * and reset only while observing) */
     uint32_t obs_data_wf;
+    /* the current global store's lines that joined its warp's store
+     * combining (gpu_event.combined; set always, reset while observing) */
+    uint32_t obs_combined;
     gpu_l2_req obs_l2[GPU_OBS_MAX_L2];
 
     /* scratch for one record: no allocation per access */
@@ -1028,7 +1031,7 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
             l1_store(g->l1[sm], res, g->cfg.l1_stores, &hits, &misses);
         s->v[STAT_L1_SECT_GLOBAL_ST_HIT] += hits;
         s->v[STAT_L1_SECT_GLOBAL_ST_MISS] += misses;
-        wcomb_store(g->wc, m->cta, m->warp, sm, g->last_idx, res);
+        g->obs_combined = wcomb_store(g->wc, m->cta, m->warp, sm, g->last_idx, res);
         return;
     }
 
@@ -1155,6 +1158,7 @@ static void mem_record(gpu *g, const trace_mem *m, lanes_form lanes, const globa
     if (g->observing) {
         g->obs_n = 0;
         g->obs_data_wf = 0;
+        g->obs_combined = 0;
     }
     switch ((trace_space)m->space) {
     case TRACE_SPACE_SHARED:
@@ -1178,7 +1182,8 @@ static void mem_record(gpu *g, const trace_mem *m, lanes_form lanes, const globa
                        .data_wavefronts = g->obs_data_wf,
                        .n_l2 = g->obs_n,
                        .l2 = g->obs_l2,
-                       .lines = shared ? NULL : g->rec_lines};
+                       .lines = shared ? NULL : g->rec_lines,
+                       .combined = g->obs_combined};
         g->obs.record(g->obs.ctx, &e);
     }
 }

@@ -171,6 +171,8 @@ typedef struct gpu_event {
     const gpu_l2_req *l2;     /* [n_l2] loads' misses and atomics; stores go through store_line */
     const struct coal_result *lines; /* global and local records: the lines and sectors they touch, in
                                  order of first touch (the coalescer's); NULL for shared */
+    uint32_t combined;        /* global stores: bit i set when lines[i] joined a line the warp's store
+                               * combining held from an earlier store of its run (wcomb.h) */
 } gpu_event;
 typedef struct gpu_observer {
     void (*record)(void *ctx, const gpu_event *e);

@@ -19,6 +19,7 @@
 #include "sassflow.h"
 #include "wqueue.h"
 #include "wqueue_int.h"
+#include "wcomb.h"
 
 /* ---- calendars -----------------------------------------------------------------
  * A resource serves `rate` units per cycle. Its time is cut into bins of
@@ -387,9 +388,22 @@ typedef struct warp_state {
     uint8_t alu_first[ALU_SLOTS];
     uint8_t alu_wide, alu_next;
     uint8_t sb_long;     /* control_words: bit k, scoreboard k waits for global memory (long_sb) */
-    uint8_t pad[1];      /* to four whole cache lines */
+    uint8_t store_run_id; /* its runs of stores begun, mod 256 (store_run below: whether its
+                           * entry of store_runs[] is this run's) */
 } warp_state;
 _Static_assert(sizeof(warp_state) == 256, "warp_state: four cache lines");
+
+/* A warp's run of stores (consecutive global and local stores, which store
+ * combining merges, wcomb.h) as its SM's queue saw them: per line, the
+ * request the run's stores to it went in, while it takes later ones
+ * (wqueue.h). Holds what store combining's entry holds: at most WCOMB_LINES
+ * lines, all sent when a new line finds it full. */
+typedef struct store_run {
+    uint64_t line[WCOMB_LINES];
+    uint64_t t[WCOMB_LINES], left[WCOMB_LINES]; /* the request entered the queue, left it */
+    uint32_t mask[WCOMB_LINES];                 /* sectors its stores wrote */
+    uint8_t n, id;                              /* lines; the warp's store_run_id it belongs to */
+} store_run;
 
 #define LINE_BYTES 64u
 typedef struct cta_state {
@@ -492,6 +506,7 @@ struct timing {
     /* [warp entry] cycles from its CTA's start to its end so far (warp_ended):
      * apart from warp_state, which fills four cache lines */
     uint32_t *warp_life;
+    store_run *store_runs; /* [warps]: each warp's run of stores in its SM's queue */
     uint64_t life_done;         /* the lifetimes of this kernel's warps whose entries were taken since */
     uint32_t load_spans;        /* the spans a load is read over: one unloaded DRAM round trip */
     uint64_t load_div;          /* the units DRAM serves in load_spans spans */
@@ -673,6 +688,7 @@ timing *timing_create(const cfg_gpu *c)
     uint32_t n_warps = pow2_at_least(4ull * n_sm * (c->max_threads_per_sm / 32u));
     t->warps = xcalloc_lines(n_warps, sizeof *t->warps, &t->warps_raw);
     t->warp_life = xcalloc(n_warps, sizeof *t->warp_life);
+    t->store_runs = xcalloc(n_warps, sizeof *t->store_runs);
     t->warp_mask = n_warps - 1u;
     uint32_t n_ctas = pow2_at_least(4ull * n_sm * c->max_ctas_per_sm);
     t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas, &t->ctas_raw);
@@ -710,6 +726,7 @@ void timing_destroy(timing *t)
     free(t->sm_part);
     free(t->warps_raw);
     free(t->warp_life);
+    free(t->store_runs);
     free(t->ctas_raw);
     free(t->pcs);
     free(t->pc_next);
@@ -2135,19 +2152,69 @@ static uint32_t store_lines(const timing *t, const trace_mem *m, uint64_t *lines
     return n;
 }
 
-/* One line's write request of writer entering SM sm's queue (drain) at at:
- * it merges into a waiting request of another warp to the same line, or is
+/* w's current run (emptied when w began another since). */
+static inline store_run *store_run_of(timing *t, const warp_state *w)
+{
+    store_run *r = &t->store_runs[w - t->warps];
+    if (r->id != w->store_run_id) {
+        r->n = 0;
+        r->id = w->store_run_id;
+    }
+    return r;
+}
+
+/* The index of line in run r, or r->n. */
+static inline uint32_t store_run_find(const store_run *r, uint64_t line)
+{
+    uint32_t k = 0;
+    while (k < r->n && r->line[k] != line)
+        k++;
+    return k;
+}
+
+/* line's request of run r from now: entered at t, left at left. */
+static inline void store_run_put(store_run *r, uint64_t line, uint32_t mask, uint64_t t, uint64_t left)
+{
+    uint32_t k = store_run_find(r, line);
+    if (k == r->n) {
+        if (r->n == WCOMB_LINES)
+            r->n = 0, k = 0; /* store combining sends the run's lines and goes on */
+        r->n++;
+    }
+    r->line[k] = line;
+    r->t[k] = t;
+    r->left[k] = left > t ? left : t;
+    r->mask[k] = mask;
+}
+
+/* One line's write request of writer entering SM sm's queue (drain) at at.
+ * When store combining merged it with an earlier store of the warp's run
+ * (combined), it goes in that store's request while the request is open,
+ * else it is a request of its own (a split); any other merges into a
+ * waiting request of another warp to the same line. What does not merge is
  * drained at the L1-to-L2 write rate. Inlined: a call saved six registers
  * (8.6 instructions a coalesced record). */
 static inline __attribute__((always_inline)) uint64_t write_request(timing *t, cal *drain, uint32_t sm,
                                                                     uint64_t writer, uint64_t line, uint32_t mask,
-                                                                    uint64_t at)
+                                                                    uint64_t at, bool combined, store_run *run)
 {
     wqueue *q = t->wq;
     uint32_t s = wqueue_sm(q, sm);
     uint32_t *slot = wqueue_newest(q, s, line);
-    if (wqueue_merge_in(q, s, slot, writer, line, mask, at))
+    if (combined) {
+        /* store combining merged it with an earlier store of the run: it
+         * goes in that one's request while the request is open (wqueue.h) */
+        uint32_t k = store_run_find(run, line);
+        bool known = k < run->n;
+        if (known && wqueue_join_open(q, s, run->t[k], run->left[k], at)) {
+            run->mask[k] |= mask;
+            return at;
+        }
+        wqueue_split(q, mask & (known ? run->mask[k] : mask));
+    } else if (wqueue_merge_in(q, s, slot, writer, line, mask, at)) {
+        store_run_put(run, line, mask, at, at);
         return at; /* in a request that waits already: it leaves with that one */
+    }
     /* the queue sends one sector a cycle ([MEAS] kernels/wrate.cu,
      * traces/h200-probes/wrate.txt: one SM storing whole lines sends
      * 32.0 bytes a cycle with 2 to 32 warps; misaligned stores, merged,
@@ -2157,21 +2224,34 @@ static inline __attribute__((always_inline)) uint64_t write_request(timing *t, c
     uint64_t gone = cal1_book(drain, at, sectors);
     uint64_t left = gone - sectors;
     wqueue_sent_in(q, s, slot, writer, line, mask, at, left > at ? left : at);
+    store_run_put(run, line, mask, at, left);
     return gone; /* its last sector has left */
+}
+
+/* Whether store combining merged line of store e with an earlier store of its
+ * warp's run (gpu_event.combined, by the coalescer's line order). */
+static bool line_combined(const gpu_event *e, uint64_t line)
+{
+    const coal_result *r = e->lines;
+    for (uint32_t i = 0; r && e->combined && i < r->n_lines && i < 32u; i++)
+        if (r->lines[i].line == line)
+            return (e->combined >> i) & 1u;
+    return false;
 }
 
 /* write_queue for a store whose coalescer's lines are not in address order
  * (or more than WQ_MAX_LINES): worked out again in that order (kept apart:
  * its arrays would make every call's frame large). */
 static __attribute__((noinline)) uint64_t write_queue_sorted(timing *t, cal *drain, uint32_t sm,
-                                                             const gpu_event *e, uint64_t writer, uint64_t at)
+                                                             const gpu_event *e, uint64_t writer, uint64_t at,
+                                                             store_run *run)
 {
     uint64_t lines[WQ_MAX_LINES];
     uint32_t masks[WQ_MAX_LINES];
     uint32_t n = store_lines(t, e->m, lines, masks);
     uint64_t gone = at;
     for (uint32_t i = 0; i < n; i++)
-        gone = max64(gone, write_request(t, drain, sm, writer, lines[i], masks[i], at));
+        gone = max64(gone, write_request(t, drain, sm, writer, lines[i], masks[i], at, line_combined(e, lines[i]), run));
     return gone;
 }
 
@@ -2180,22 +2260,25 @@ static __attribute__((noinline)) uint64_t write_queue_sorted(timing *t, cal *dra
  * in address order (the coalescer's), and merges into a waiting request of
  * another warp to the same line, or is drained at the L1-to-L2 write rate.
  * Returns when the last of its sectors has left the SM. */
-static uint64_t write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t writer, uint64_t at)
+static uint64_t write_queue(timing *t, uint32_t sm, const gpu_event *e, uint64_t writer, uint64_t at,
+                            store_run *run)
 {
     cal *drain = &t->smcal[sm_cal_wq(t, sm)];
     /* the coalescer's lines when they are in address order (nearly every
      * store: one line, or lanes ascending), read where they are */
     const coal_result *r = e->lines;
     if (r && r->n_lines == 1)
-        return write_request(t, drain, sm, writer, r->lines[0].line, r->lines[0].sector_mask, at);
+        return write_request(t, drain, sm, writer, r->lines[0].line, r->lines[0].sector_mask, at, e->combined & 1u,
+                             run);
     bool ascending = r && r->n_lines <= WQ_MAX_LINES;
     for (uint32_t i = 1; ascending && i < r->n_lines; i++)
         ascending = r->lines[i].line > r->lines[i - 1u].line;
     if (!ascending)
-        return write_queue_sorted(t, drain, sm, e, writer, at);
+        return write_queue_sorted(t, drain, sm, e, writer, at, run);
     uint64_t gone = at;
     for (uint32_t i = 0; i < r->n_lines; i++)
-        gone = max64(gone, write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at));
+        gone = max64(gone, write_request(t, drain, sm, writer, r->lines[i].line, r->lines[i].sector_mask, at,
+                                         i < 32u && ((e->combined >> i) & 1u), run));
     return gone; /* when its last request's last sector has left the SM */
 }
 
@@ -2269,6 +2352,8 @@ static void on_record(void *ctx, const gpu_event *e)
      * global read, then the shared write): the second issues nothing more
      * (until the seventh session it was taken for a loop's back edge: two
      * instructions more and a wait for the warp's loads) */
+    if (m->kind != TRACE_KIND_ST || m->space == TRACE_SPACE_SHARED)
+        w->store_run_id++; /* anything but a global or local store ends its run (wcomb.h) */
     bool second_half = w->ldgsts_open && m->pc == w->last_pc && (m->flags & TRACE_MEM_LDGSTS);
     w->ldgsts_open = !second_half && (m->flags & TRACE_MEM_LDGSTS);
     uint64_t at = second_half ? w->clock - 1u
@@ -2296,7 +2381,8 @@ static void on_record(void *ctx, const gpu_event *e)
             t->sms[sm].last_store = tagged;
             uint64_t sent = tagged;
             if (m->space == TRACE_SPACE_GLOBAL)
-                sent = write_queue(t, sm, e, (uint64_t)m->cta * t->warps_per_cta + m->warp, tagged);
+                sent = write_queue(t, sm, e, (uint64_t)m->cta * t->warps_per_cta + m->warp, tagged,
+                                   store_run_of(t, w));
             done = tagged + c->t_l2_hit_cycles; /* acknowledged by L2 */
             drained = store_accepted(t, sent, e->lines ? e->lines->n_sectors : 1u);
         } else if (n_l2 == 0) {
@@ -2383,6 +2469,8 @@ static void on_prefetch(void *ctx, const trace_mem *m)
     __builtin_prefetch(w, 1);
     __builtin_prefetch(&w->pend_ready, 1);
     __builtin_prefetch(&t->warp_life[slot], 1);
+    if (m->kind == TRACE_KIND_ST)
+        __builtin_prefetch(&t->store_runs[slot], 1);
     __builtin_prefetch(&t->ctas[m->cta & t->cta_mask], 1);
     size_t sm_cal = sm_cal_issue(t, sm_of(t, m->cta, m->sm), 0);
     const cal *tag = &t->smcal[sm_cal + t->smsps];
@@ -2430,6 +2518,7 @@ void timing_barrier(timing *t, const trace_barrier *b)
         t->end = max64(t->end, at + 1u);
         return;
     }
+    w->store_run_id++; /* a barrier ends a run of stores (wcomb.h) */
     uint64_t at = max64(issue_to(t, w, c, sm, b->pc, NULL, false, 0, 0), w->mem_done);
     cta_ran_until(t, c, w->clock);
     uint32_t g = w->bar_gen, s = g & 1u;

@@ -140,7 +140,7 @@ void wcomb_end_run(wcomb *w, uint32_t cta, uint32_t warp)
         send_entry(w, &w->ring[w->index[s].ring1 - 1u], s);
 }
 
-void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t tag,
+uint32_t wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t tag,
                  const coal_result *r)
 {
     uint32_t h32 = hash32(cta, warp);
@@ -174,6 +174,7 @@ void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t ta
         w->index[s] = (index_slot){.hash = h32, .ring1 = ri + 1u};
     }
     e->sm = sm;
+    uint32_t joined = 0;
     for (uint32_t i = 0; i < r->n_lines; i++) {
         const coal_line *ln = &r->lines[i];
         wcomb_line *p = NULL;
@@ -189,12 +190,15 @@ void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t ta
             memcpy(p->byte_mask, ln->byte_mask, sizeof p->byte_mask);
             continue;
         }
+        if (i < 32u)
+            joined |= 1u << i;
         p->sector_mask |= ln->sector_mask;
         for (uint32_t k = 0; k < COAL_MAX_SECTORS_PER_LINE; k++)
             p->byte_mask[k] |= ln->byte_mask[k];
     }
     e->tag = tag;
     assert(e->n_lines > 0);
+    return joined;
 }
 
 void wcomb_prefetch(const wcomb *w, uint32_t cta, uint32_t warp)

@@ -12,7 +12,10 @@
  * when a new warp needs one; then they are sent (the flush callback).
  * Merging between different warps (about 10% of the boundary sectors of
  * writeSegment offset 11) depends on timing: not here, but in the timing
- * model's per-SM write queue (model/wqueue.h, `--timing` only). */
+ * model's per-SM write queue (model/wqueue.h, `--timing` only). So does
+ * whether a warp's own merged stores really leave together (16 warps storing
+ * at once: 2.6 requests a line, findings §24): wcomb_store says which lines
+ * joined, the queue decides. */
 #ifndef GMS_WCOMB_H
 #define GMS_WCOMB_H
 
@@ -45,8 +48,10 @@ void wcomb_destroy(wcomb *w);
 void wcomb_reset(wcomb *w);
 
 /* The lines of r were stored by (cta, warp) on sm; tag (e.g. the PC's index)
- * is passed back when they are sent. */
-void wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t tag,
+ * is passed back when they are sent. Returns which of r's lines (bit i: line
+ * i, for i < 32) joined a line the warp's entry already held: merged with an
+ * earlier store of its run, not sent on their own. */
+uint32_t wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t tag,
                  const coal_result *r);
 /* (cta, warp) issued something else: send its lines. */
 void wcomb_end_run(wcomb *w, uint32_t cta, uint32_t warp);

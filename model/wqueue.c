@@ -13,6 +13,7 @@ wqueue *wqueue_create(uint32_t sm_count)
     wqueue *q = xcalloc(1, sizeof *q);
     q->sm_count = sm_count ? sm_count : 1u;
     q->hist = xcalloc((size_t)q->sm_count * WQUEUE_HISTORY, sizeof *q->hist);
+    q->hist_t = xcalloc((size_t)q->sm_count * WQUEUE_HISTORY, sizeof *q->hist_t);
     q->n = xcalloc(q->sm_count, sizeof *q->n);
     q->newest = xcalloc((size_t)q->sm_count * WQ_SLOTS, sizeof *q->newest);
     q->gen = 1;
@@ -24,6 +25,7 @@ void wqueue_destroy(wqueue *q)
     if (!q)
         return;
     free(q->hist);
+    free(q->hist_t);
     free(q->n);
     free(q->newest);
     free(q);
@@ -78,6 +80,28 @@ bool wqueue_merge_ith(wqueue *q, uint32_t s, uint32_t i, uint64_t writer, uint64
     return true;
 }
 
+bool wqueue_join_open(const wqueue *q, uint32_t sm, uint64_t t0, uint64_t left, uint64_t t)
+{
+    uint64_t open = t0 + WQUEUE_OPEN_CYCLES;
+    if (t0 > t || t >= (left > open ? left : open))
+        return false;
+    /* the requests that entered in (t0, t], as far as the history reaches:
+     * the ring's entries of this kernel, in any order (slots 0 .. n - 1
+     * until the ring is full) */
+    uint32_t s = wqueue_sm(q, sm), since = 0;
+    uint32_t n = q->n[s] < WQUEUE_HISTORY ? q->n[s] : WQUEUE_HISTORY;
+    const uint64_t *ht = &q->hist_t[(size_t)s * WQUEUE_HISTORY];
+    for (uint32_t j = 0; j < n; j++)
+        since += ht[j] - t0 - 1u < t - t0; /* t0 < ht[j] <= t */
+    return since < WQUEUE_LOOKBACK;
+}
+
+void wqueue_split(wqueue *q, uint32_t overlap)
+{
+    q->counts.split_requests++;
+    q->counts.split_sectors += (uint32_t)__builtin_popcount(overlap);
+}
+
 bool wqueue_merge(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t)
 {
     uint32_t s = wqueue_sm(q, sm);
@@ -109,4 +133,9 @@ void wqueue_counts_apply(const wqueue_counts *m, stats *s)
     take(&s->v[STAT_L1_M_WRITE_SECTORS], m->sectors);
     take(&s->v[STAT_L2_SECT_WRITE_HIT], hit);
     take(&s->v[STAT_L2_SECT_WRITE_MISS], m->sectors - hit);
+    /* a split store's request finds its line just written: L2 hits */
+    s->v[STAT_L2_REQ_WRITE] += m->split_requests;
+    s->v[STAT_L2_SECT_WRITE] += m->split_sectors;
+    s->v[STAT_L1_M_WRITE_SECTORS] += m->split_sectors;
+    s->v[STAT_L2_SECT_WRITE_HIT] += m->split_sectors;
 }

@@ -24,8 +24,14 @@
  * writes the same 32 lines while the first's wait (the queue drains one
  * sector a cycle); the H200 merges none of them (524,288 write requests),
  * which a comparison reaching 32 requests back would (docs/timing.md).
- * Requests of one warp never merge here: the functional model's store
- * combining (wcomb.h) already merged a warp's consecutive stores.
+ * A warp's own consecutive stores to a line (one run, which the functional
+ * model's store combining, wcomb.h, merged into one request) merge here too,
+ * but only while the first is still in the SM: waiting, or within
+ * WQUEUE_OPEN_CYCLES of its entry, and no more than WQUEUE_LOOKBACK - 1
+ * requests entered between; otherwise the later store is a request of its
+ * own, counted as a split (findings §24: 16 or 32 warps storing four floats
+ * of a line each, one store after another after a barrier, reach L2 as 2.6
+ * and 3.2 requests a line, 4 and 8 warps as one).
  *
  * Requests arrive in replay order, which is not time order across warps:
  * a request that arrives late in the replay but entered early in time is
@@ -49,6 +55,11 @@
 
 #define WQUEUE_LOOKBACK 31u /* requests a new one is compared with: fewer than 32 (transpose_naive) */
 #define WQUEUE_HISTORY 64u  /* requests remembered per SM, in replay order (>= WQUEUE_LOOKBACK) */
+/* cycles a request takes later stores of its warp's run after it entered,
+ * waiting or not: a write request stays open for about 16-24 cycles
+ * (findings §22a: two warps' stores after a barrier merge, 8 cycles apart
+ * a request gathers about three warps' stores, 32 apart none) */
+#define WQUEUE_OPEN_CYCLES 20u
 
 typedef struct wqueue wqueue;
 
@@ -58,6 +69,10 @@ typedef struct wqueue wqueue;
 typedef struct wqueue_counts {
     uint64_t requests; /* write requests merged into a waiting one */
     uint64_t sectors;  /* sectors both requests wrote (sent once) */
+    /* and too low by these: stores of a warp's run that store combining
+     * merged but that left apart (wqueue_join_own) */
+    uint64_t split_requests;
+    uint64_t split_sectors; /* sectors written by the split store and earlier ones of its request */
 } wqueue_counts;
 
 wqueue *wqueue_create(uint32_t sm_count);
@@ -72,6 +87,15 @@ void wqueue_reset(wqueue *q);
  * sent once). Otherwise returns false: the caller drains it and calls
  * wqueue_sent. */
 bool wqueue_merge(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t);
+/* A store that store combining merged with an earlier store of its warp's
+ * run (gpu_event.combined), entering SM sm's queue at t: whether the run's
+ * request to its line, which entered at t0 and left at left (the caller
+ * keeps them), still takes it (see above). When not, the caller counts it
+ * with wqueue_split, drains it and calls wqueue_sent. */
+bool wqueue_join_open(const wqueue *q, uint32_t sm, uint64_t t0, uint64_t left, uint64_t t);
+/* A store of a run left on its own: one request more, and the sectors of
+ * overlap (those the run's earlier stores to the line wrote too) sent again. */
+void wqueue_split(wqueue *q, uint32_t overlap);
 /* The request (not merged) entered at t and left the queue at left (>= t). */
 void wqueue_sent(wqueue *q, uint32_t sm, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t, uint64_t left);
 

@@ -27,6 +27,7 @@ struct wqueue {
     uint32_t sm_count;
     uint32_t gen;
     wqueue_entry *hist;  /* [sm_count][WQUEUE_HISTORY]: ring, the newest at (n[sm] - 1) % WQUEUE_HISTORY */
+    uint64_t *hist_t;    /* [sm_count][WQUEUE_HISTORY]: their entry cycles again, packed (wqueue_join_open) */
     uint32_t *n;     /* [sm_count] requests the SM's ring took in this kernel */
     /* [sm_count][WQ_SLOTS]: per line hash (wqueue_newest), 1 + the ring
      * position (0 .. n - 1) of the newest request to such a line, 0 none: a
@@ -74,6 +75,7 @@ static inline void wqueue_sent_in(wqueue *q, uint32_t s, uint32_t *slot, uint64_
     uint32_t n = q->n[s];
     q->hist[(size_t)s * WQUEUE_HISTORY + n % WQUEUE_HISTORY] =
         (wqueue_entry){.line = line, .writer = writer, .t = t, .left = left < t ? t : left, .gen = q->gen, .mask = mask};
+    q->hist_t[(size_t)s * WQUEUE_HISTORY + n % WQUEUE_HISTORY] = t;
     *slot = n + 1u;
     q->n[s] = n + 1u;
 }

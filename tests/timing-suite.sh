@@ -18,7 +18,9 @@
 # tests/timing-known-h100.txt. Prints the validations' mean absolute
 # percentage error lines (the H200's also for PyTorch's kernels and the
 # others apart), the matrixMul launches' L2 read sectors and
-# writeSegment_off11's L2 write sectors (H200).
+# writeSegment_off11's L2 write sectors (H200), and the storequad probes'
+# L2 write requests (traces/h200-probes/storequad), which must come closer to
+# the H200 under --timing than in the functional replay.
 set -eu
 BIN=${1:?usage: timing-suite.sh BIN}
 L2READ=lts__t_sectors_srcunit_tex_op_read.sum
@@ -178,4 +180,32 @@ awk -v l2="$L2READ" '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c
 awk -v l2w="$L2WRITE" '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:$/, "", c) }
      $1 == l2w && c == "writeSegment_off11" { printf "timing-suite: %s L2 write sectors measured %s, after the write queues %s (%s)\n", c, $2, $3, $5 }' \
     build/timing-suite.txt
+
+# A warp's own stores that leave its SM apart (model/wqueue.h, findings §24):
+# the storequad probes' L2 write requests, the functional replay (which merges
+# every run of a warp's stores) against the write queues of --timing; the
+# queues must come closer to the H200 on average.
+SQ=traces/h200-probes/storequad
+for mode in "" --timing; do
+    rc=0
+    "$BIN" validate --config configs/h200.ini $mode "$SQ" > "build/timing-storequad$mode.txt" || rc=$?
+    if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+        echo "timing-suite: gpumemsim validate $mode $SQ failed (exit $rc)" >&2
+        exit 1
+    fi
+done
+sq_mean() {
+    awk '$1 == "lts__t_requests_srcunit_tex_op_write.sum" && NF > 6 && $2 != "info" {
+             e = $5; gsub(/[%+]/, "", e); if (e < 0) e = -e; s += e; n++ }
+         END { if (n) printf "%.2f", s / n; else print "none" }' "$1"
+}
+func=$(sq_mean build/timing-storequad.txt) timed=$(sq_mean build/timing-storequad--timing.txt)
+echo "timing-suite: storequad L2 write requests, mean absolute error over $SQ: $func% merging every run, $timed% after the write queues"
+if [ "$func" = none ] || [ "$timed" = none ] || ! awk -v a="$timed" -v b="$func" 'BEGIN { exit !(a < b) }'; then
+    echo "timing-suite: the write queues no longer bring storequad's L2 write requests closer to the H200 ($timed% against $func%)" >&2
+    status=1
+fi
+awk '/^== /{ n=split($2, p, "/"); c=p[n]; sub(/\.trace:.*/, "", c) }
+     $1 == "lts__t_requests_srcunit_tex_op_write.sum" && c ~ /^sq_/ { printf "timing-suite:   %s measured %s, after the write queues %s (%s)\n", c, $2, $3, $5 }' \
+    build/timing-storequad--timing.txt
 exit $status
