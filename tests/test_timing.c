@@ -1611,6 +1611,33 @@ START_TEST(a_warp_s_own_stores_leave_apart_when_many_enter_between)
 }
 END_TEST
 
+/* A kernel ends when its last warp has: after its stores left the SM (one
+ * sector a cycle) and L2 accepted them, what its EXIT waits for (findings
+ * §24: 32 warps storing at once keep one SM busy 137 thousand cycles). One
+ * warp stores one word to each of 32 lines, 64 times with nothing between
+ * (a column: 2,048 one-sector requests): the SM sends its last sector about
+ * 2,048 cycles after the first store, L2 takes it in a round trip later. */
+START_TEST(a_kernel_ends_when_its_stores_are_accepted)
+{
+    cfg_gpu c;
+    timing_cfg(&c);
+    rig r;
+    rig_open(&r, &c, 1, 32);
+    rig_pc(&r, 0, "STG.E desc[UR4][R2.64], R5");
+    rig_begin(&r);
+    for (uint32_t i = 0; i < 64; i++)
+        mem_mask(&r, 0, 0, 0, TRACE_FULL_MASK, 0x10000000 + 4u * i, 128);
+    timing_result res;
+    uint64_t cycles = rig_end(&r, &res);
+    /* the rig has no launch cost: the drain starts with the first store,
+     * sends the last of 2,048 sectors at 2,048, L2 accepts it a round trip
+     * later (2,333; the last store's own acknowledgement, which ended the
+     * kernel before, comes at 1,649: the end of its tag stage, and a
+     * round trip) */
+    ck_assert_uint_eq(cycles, 2048u + c.t_l2_hit_cycles);
+}
+END_TEST
+
 START_TEST(split_writes_join_the_write_counters)
 {
     stats s;
@@ -1834,6 +1861,7 @@ Suite *timing_suite(void)
     tcase_add_test(tw, two_lone_warps_stores_never_merge);
     tcase_add_test(tw, a_warp_s_own_stores_leave_apart_when_many_enter_between);
     tcase_add_test(tw, split_writes_join_the_write_counters);
+    tcase_add_test(tw, a_kernel_ends_when_its_stores_are_accepted);
     tcase_add_test(tw, shuffle_records_run_a_loop_as_often_as_the_warp_did);
     tcase_add_test(tw, a_warp_waits_for_its_code_to_be_fetched);
     tcase_add_test(tw, a_warp_waits_for_its_constants_to_be_fetched);
