@@ -70,7 +70,7 @@ static uint32_t entered_between(const wqueue *q, uint32_t s, uint32_t i, const w
 bool wqueue_merge_ith(wqueue *q, uint32_t s, uint32_t i, uint64_t writer, uint64_t line, uint32_t mask, uint64_t t)
 {
     wqueue_entry *e = nth_newest(q, s, i);
-    if (!e || e->line != line || e->writer == writer || e->t > t || t >= e->left)
+    if (!e || e->line != line || e->writer == writer || e->t > t || t >= wqueue_open_until(e->t, e->left))
         return false;
     if (entered_between(q, s, i, e, t) >= WQUEUE_LOOKBACK)
         return false; /* waiting, but too far back for the comparison to reach */
@@ -82,8 +82,7 @@ bool wqueue_merge_ith(wqueue *q, uint32_t s, uint32_t i, uint64_t writer, uint64
 
 bool wqueue_join_open(const wqueue *q, uint32_t sm, uint64_t t0, uint64_t left, uint64_t t)
 {
-    uint64_t open = t0 + WQUEUE_OPEN_CYCLES;
-    if (t0 > t || t >= (left > open ? left : open))
+    if (t0 > t || t >= wqueue_open_until(t0, left))
         return false;
     /* the requests that entered in (t0, t], as far as the history reaches:
      * the ring's entries of this kernel, in any order (slots 0 .. n - 1

@@ -1,37 +1,39 @@
 /* wqueue.h - an SM's queue of write requests towards L2 as the timing layer
- * sees it: a write request that finds a request of ANOTHER warp of the same
- * SM to the same 128-byte line still waiting in the queue merges into it
- * (docs/findings.md §6, §6b; docs/timing.md "The SM's write queue").
+ * sees it: a store to a 128-byte line whose request from the same SM is
+ * still OPEN merges into it (docs/findings.md §6, §6b, §22a, §24;
+ * docs/timing.md "The SM's write queue").
  *
- * The hypothesis (findings §6b): per SM, write requests wait in a queue that
- * is drained at the L1-to-L2 write rate; it fills only when many warps store
- * at once, which is why two lone warps' stores to one line never merge
- * (storepair) while writeSegment's misaligned warps merge some of their
- * shared boundary lines. A merged request is one request fewer, and a sector
- * both wrote partly is sent once.
+ * Per SM, write requests wait in a queue that is drained at the L1-to-L2
+ * write rate (findings §6b). A request is OPEN while it waits there and for
+ * WQUEUE_OPEN_CYCLES after it entered, whichever is longer: stores of a
+ * CTA's warps issued together after a barrier merge even when nothing else
+ * waits, 8 cycles apart a request gathers about three warps' stores, 32
+ * apart none (findings §22a, kernels/storemerge.cu). A merged request is one
+ * request fewer, and a sector both wrote partly is sent once.
  *
  * This module is the bookkeeping only: the caller says when a request
  * entered the queue (t) and when it left it (left: the caller's drain
  * calendar decides; the SM's read requests take slots of it too, one each,
  * findings §6c, but are not in this history: no write merges into a read,
  * and the lookback counts write requests). A request is WAITING in
- * [t, left). A new request looks at its SM's newest request to the same
- * line: it merges into it when that one belongs to another warp, entered at
- * or before it and is still waiting, and no more than WQUEUE_LOOKBACK - 1
- * requests entered between the two (by cycle; replay order breaks ties).
- * The lookback is bounded by a measurement, not fitted: transpose_naive's
- * warp stores are 32 one-sector requests each, and the next warp of its CTA
- * writes the same 32 lines while the first's wait (the queue drains one
- * sector a cycle); the H200 merges none of them (524,288 write requests),
- * which a comparison reaching 32 requests back would (docs/timing.md).
+ * [t, left) and open until wqueue_open_until(t, left). A new request looks
+ * at its SM's newest request to the same line: it merges into it when that
+ * one belongs to another warp, entered at or before it and is still open,
+ * and no more than WQUEUE_LOOKBACK - 1 requests entered between the two (by
+ * cycle; replay order breaks ties). The lookback is bounded by a
+ * measurement, not fitted: transpose_naive's warp stores are 32 one-sector
+ * requests each, and the next warp of its CTA writes the same 32 lines
+ * while the first's wait (the queue drains one sector a cycle); the H200
+ * merges none of them (524,288 write requests), which a comparison reaching
+ * 32 requests back would (docs/timing.md).
  * A warp's own consecutive stores to a line (one run, which the functional
- * model's store combining, wcomb.h, merged into one request) merge here too,
- * but only while the first is still in the SM: waiting, or within
- * WQUEUE_OPEN_CYCLES of its entry, and no more than WQUEUE_LOOKBACK - 1
- * requests entered between; otherwise the later store is a request of its
- * own, counted as a split (findings §24: 16 or 32 warps storing four floats
- * of a line each, one store after another after a barrier, reach L2 as 2.6
- * and 3.2 requests a line, 4 and 8 warps as one).
+ * model's store combining, wcomb.h, merged into one request) merge by the
+ * same rule: into the run's request while it is open and no more than
+ * WQUEUE_LOOKBACK - 1 requests entered between (wqueue_join_open; the
+ * caller keeps the run's requests); otherwise the later store is a request
+ * of its own, counted as a split (findings §24: 16 or 32 warps storing four
+ * floats of a line each, one store after another after a barrier, reach L2
+ * as 2.6 and 3.2 requests a line, 4 and 8 warps as one).
  *
  * Requests arrive in replay order, which is not time order across warps:
  * a request that arrives late in the replay but entered early in time is
@@ -55,10 +57,10 @@
 
 #define WQUEUE_LOOKBACK 31u /* requests a new one is compared with: fewer than 32 (transpose_naive) */
 #define WQUEUE_HISTORY 64u  /* requests remembered per SM, in replay order (>= WQUEUE_LOOKBACK) */
-/* cycles a request takes later stores of its warp's run after it entered,
- * waiting or not: a write request stays open for about 16-24 cycles
- * (findings §22a: two warps' stores after a barrier merge, 8 cycles apart
- * a request gathers about three warps' stores, 32 apart none) */
+/* cycles a request takes later stores to its line after it entered, waiting
+ * or not: a write request stays open for about 16-24 cycles (findings §22a:
+ * two warps' stores after a barrier merge, 8 cycles apart a request gathers
+ * about three warps' stores, 32 apart none) */
 #define WQUEUE_OPEN_CYCLES 20u
 
 typedef struct wqueue wqueue;

@@ -36,6 +36,15 @@ struct wqueue {
     wqueue_counts counts;
 };
 
+/* Until when a request that entered at t and left the queue at left takes
+ * later stores to its line: while it waits, and WQUEUE_OPEN_CYCLES after it
+ * entered (wqueue.h). */
+static inline uint64_t wqueue_open_until(uint64_t t, uint64_t left)
+{
+    uint64_t open = t + WQUEUE_OPEN_CYCLES;
+    return left > open ? left : open;
+}
+
 /* SM sm's queue (an SM past the count: the first's, as every call does). */
 static inline uint32_t wqueue_sm(const wqueue *q, uint32_t sm)
 {
