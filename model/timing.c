@@ -2258,7 +2258,8 @@ static __attribute__((noinline)) uint64_t write_queue_sorted(timing *t, cal *dra
     uint32_t n = store_lines(t, e->m, lines, masks);
     uint64_t gone = at;
     for (uint32_t i = 0; i < n; i++)
-        gone = max64(gone, write_request(t, drain, sm, writer, lines[i], masks[i], at, line_combined(e, lines[i]), run));
+        gone = max64(gone,
+                     write_request(t, drain, sm, writer, lines[i], masks[i], at, line_combined(e, lines[i]), run));
     return gone;
 }
 

@@ -141,7 +141,7 @@ void wcomb_end_run(wcomb *w, uint32_t cta, uint32_t warp)
 }
 
 uint32_t wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t tag,
-                 const coal_result *r)
+                     const coal_result *r)
 {
     uint32_t h32 = hash32(cta, warp);
     uint32_t s = find_slot(w, cta, warp, h32);

@@ -52,7 +52,7 @@ void wcomb_reset(wcomb *w);
  * i, for i < 32) joined a line the warp's entry already held: merged with an
  * earlier store of its run, not sent on their own. */
 uint32_t wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t tag,
-                 const coal_result *r);
+                     const coal_result *r);
 /* (cta, warp) issued something else: send its lines. */
 void wcomb_end_run(wcomb *w, uint32_t cta, uint32_t warp);
 /* A hint that (cta, warp) will store or end its run soon. Changes nothing. */

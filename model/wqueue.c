@@ -73,7 +73,7 @@ bool wqueue_merge_ith(wqueue *q, uint32_t s, uint32_t i, uint64_t writer, uint64
     if (!e || e->line != line || e->writer == writer || e->t > t || t >= wqueue_open_until(e->t, e->left))
         return false;
     if (entered_between(q, s, i, e, t) >= WQUEUE_LOOKBACK)
-        return false; /* waiting, but too far back for the comparison to reach */
+        return false; /* open, but too far back for the comparison to reach */
     q->counts.requests++;
     q->counts.sectors += (uint32_t)__builtin_popcount(mask & e->mask);
     e->mask |= mask;
