@@ -12,10 +12,24 @@
  * iteration. One L2 write request a line (4 a warp an iteration) when a
  * warp's four stores merge, 16 when none do.
  *
- * usage: storequad W N [CTAS [DELAY]]   (W 1..32) */
+ * PRE (default none): before the measured launch, "touch" launches a kernel
+ * that stores once to every 128 bytes of the buffer from the same grid (so
+ * each SM has touched the pages it will store to), "twice" launches
+ * storeQuad itself once before (measure the second: ncu --launch-skip 1).
+ *
+ * usage: storequad W N [CTAS [DELAY [none|touch|twice]]]   (W 1..32) */
 #include "common.cuh"
 
-static const char *USAGE = "W N [CTAS [DELAY]]";
+static const char *USAGE = "W N [CTAS [DELAY [none|touch|twice]]]";
+
+__global__ void touchPages(float *out, int n, int w)
+{
+    /* thread t of the CTA stores one float to each of its 128-byte lines
+     * that t covers, the CTA's own slots, as storeQuad's CTA will */
+    size_t per_cta = (size_t)n * w * 128;
+    for (size_t i = threadIdx.x * 32u; i < per_cta; i += blockDim.x * 32u)
+        out[(size_t)blockIdx.x * per_cta + i] = 0.0f;
+}
 
 __global__ void storeQuad(float *out, long long delay, int n)
 {
@@ -41,15 +55,25 @@ __global__ void storeQuad(float *out, long long delay, int n)
 int main(int argc, char **argv)
 {
     g_prog = "storequad";
-    if (argc < 3 || argc > 5) usage_fail(USAGE, "expected 2 to 4 arguments");
+    if (argc < 3 || argc > 6) usage_fail(USAGE, "expected 2 to 5 arguments");
     int w = (int)parse_long(argv[1], "W", 1, 32, USAGE);
     int n = (int)parse_long(argv[2], "N", 1, 1 << 16, USAGE);
     int ctas = argc >= 4 ? (int)parse_long(argv[3], "CTAS", 1, 4096, USAGE) : 1;
     long long d = argc >= 5 ? parse_long(argv[4], "DELAY", 0, 100000, USAGE) : 0;
+    const char *pre = argc >= 6 ? argv[5] : "none";
+    if (strcmp(pre, "none") != 0 && strcmp(pre, "touch") != 0 && strcmp(pre, "twice") != 0)
+        usage_fail(USAGE, "PRE '%s' must be none, touch or twice", pre);
     size_t floats = (size_t)ctas * n * w * 128;
     setup_device();
     float *o = dev_alloc<float>(floats);
     CHECK(cudaMemset(o, 0, floats * sizeof(float)));
+    if (strcmp(pre, "touch") == 0) {
+        touchPages<<<ctas, 32 * w>>>(o, n, w);
+        CHECK_LAUNCH();
+    } else if (strcmp(pre, "twice") == 0) {
+        storeQuad<<<ctas, 32 * w>>>(o, d, n);
+        CHECK_LAUNCH();
+    }
     storeQuad<<<ctas, 32 * w>>>(o, d, n);
     CHECK_LAUNCH();
     float *h = (float *)host_alloc(floats * sizeof(float));
@@ -64,6 +88,6 @@ int main(int argc, char **argv)
     CHECK(cudaFree(o));
     free(h);
     char what[96];
-    snprintf(what, sizeof what, "storeQuad W %d N %d CTAS %d DELAY %lld", w, n, ctas, d);
+    snprintf(what, sizeof what, "storeQuad W %d N %d CTAS %d DELAY %lld PRE %s", w, n, ctas, d, pre);
     return finish(what, bad);
 }
