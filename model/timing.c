@@ -370,6 +370,8 @@ typedef struct warp_state {
     uint8_t n_pend;      /* loads in flight, oldest first: */
     uint8_t pend_first[MAX_PENDING]; /* first destination register */
     uint8_t pend_n[MAX_PENDING];     /* registers */
+    uint8_t store_run_id; /* its runs of stores begun, mod 256 (store_run below: whether its entry of
+                           * store_runs[] is this run's); in the second line, which every record reads */
     uint32_t pend_regs;  /* bit r mod 32 of every register a pending load fills, and maybe more
                           * (a filter: wait_regs scans the loads only when it meets the registers
                           * an instruction reads or writes, folded the same way) */
@@ -388,22 +390,30 @@ typedef struct warp_state {
     uint8_t alu_first[ALU_SLOTS];
     uint8_t alu_wide, alu_next;
     uint8_t sb_long;     /* control_words: bit k, scoreboard k waits for global memory (long_sb) */
-    uint8_t store_run_id; /* its runs of stores begun, mod 256 (store_run below: whether its
-                           * entry of store_runs[] is this run's) */
+    uint8_t pad[1];      /* to four whole cache lines */
 } warp_state;
 _Static_assert(sizeof(warp_state) == 256, "warp_state: four cache lines");
+_Static_assert(offsetof(warp_state, store_run_id) / 64u == offsetof(warp_state, pend_regs) / 64u,
+               "warp_state: store_run_id beside pend_regs, in a line on_prefetch loads");
 
 /* A warp's run of stores (consecutive global and local stores, which store
  * combining merges, wcomb.h) as its SM's queue saw them: per line, the
  * request the run's stores to it went in, while it takes later ones
  * (wqueue.h). Holds what store combining's entry holds: at most WCOMB_LINES
- * lines, all sent when a new line finds it full. */
+ * lines, all sent when a new line finds it full. One cache line, every
+ * store touches it: the entry cycle's low 32 bits (a run's stores come
+ * within 2^32 cycles of each other) and the wait in the queue, saturated. */
 typedef struct store_run {
     uint64_t line[WCOMB_LINES];
-    uint64_t t[WCOMB_LINES], left[WCOMB_LINES]; /* the request entered the queue, left it */
-    uint32_t mask[WCOMB_LINES];                 /* sectors its stores wrote */
-    uint8_t n, id;                              /* lines; the warp's store_run_id it belongs to */
+    uint32_t t32[WCOMB_LINES];   /* the request entered the queue (low 32 bits) */
+    uint16_t wait[WCOMB_LINES];  /* and left it this much later (at most UINT16_MAX) */
+    uint8_t mask[WCOMB_LINES];   /* sectors its stores wrote */
+    uint8_t n, id;               /* lines; the warp's store_run_id it belongs to */
+    uint8_t pad[2];
 } store_run;
+_Static_assert(sizeof(store_run) == 64, "store_run: one cache line");
+_Static_assert(WCOMB_LINES == 4u, "store_run: four lines");
+_Static_assert(COAL_MAX_SECTORS_PER_LINE <= 8u, "store_run: a line's sectors in a byte");
 
 #define LINE_BYTES 64u
 typedef struct cta_state {
@@ -507,6 +517,7 @@ struct timing {
      * apart from warp_state, which fills four cache lines */
     uint32_t *warp_life;
     store_run *store_runs; /* [warps]: each warp's run of stores in its SM's queue */
+    void *store_runs_raw;  /* what to free */
     uint64_t life_done;         /* the lifetimes of this kernel's warps whose entries were taken since */
     uint32_t load_spans;        /* the spans a load is read over: one unloaded DRAM round trip */
     uint64_t load_div;          /* the units DRAM serves in load_spans spans */
@@ -688,7 +699,7 @@ timing *timing_create(const cfg_gpu *c)
     uint32_t n_warps = pow2_at_least(4ull * n_sm * (c->max_threads_per_sm / 32u));
     t->warps = xcalloc_lines(n_warps, sizeof *t->warps, &t->warps_raw);
     t->warp_life = xcalloc(n_warps, sizeof *t->warp_life);
-    t->store_runs = xcalloc(n_warps, sizeof *t->store_runs);
+    t->store_runs = xcalloc_lines(n_warps, sizeof *t->store_runs, &t->store_runs_raw);
     t->warp_mask = n_warps - 1u;
     uint32_t n_ctas = pow2_at_least(4ull * n_sm * c->max_ctas_per_sm);
     t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas, &t->ctas_raw);
@@ -726,7 +737,7 @@ void timing_destroy(timing *t)
     free(t->sm_part);
     free(t->warps_raw);
     free(t->warp_life);
-    free(t->store_runs);
+    free(t->store_runs_raw);
     free(t->ctas_raw);
     free(t->pcs);
     free(t->pc_next);
@@ -2188,10 +2199,19 @@ static inline void store_run_put(store_run *r, uint64_t line, uint32_t mask, uin
             r->n = 0, k = 0; /* store combining sends the run's lines and goes on */
         r->n++;
     }
+    uint64_t wait = left > t ? left - t : 0;
     r->line[k] = line;
-    r->t[k] = t;
-    r->left[k] = left > t ? left : t;
-    r->mask[k] = mask;
+    r->t32[k] = (uint32_t)t;
+    r->wait[k] = (uint16_t)(wait < UINT16_MAX ? wait : UINT16_MAX);
+    r->mask[k] = (uint8_t)mask;
+}
+
+/* The entry cycle of run r's request k, for a store of the run at `at`
+ * (at or after it, less than 2^32 cycles later). */
+static inline uint64_t store_run_t(const store_run *r, uint32_t k, uint64_t at)
+{
+    uint64_t t = (at & ~(uint64_t)UINT32_MAX) | r->t32[k];
+    return t > at ? t - ((uint64_t)1 << 32) : t;
 }
 
 /* One line's write request of writer entering SM sm's queue (drain) at at.
@@ -2213,8 +2233,9 @@ static inline __attribute__((always_inline)) uint64_t write_request(timing *t, c
          * goes in that one's request while the request is open (wqueue.h) */
         uint32_t k = store_run_find(run, line);
         bool known = k < run->n;
-        if (known && wqueue_join_open(q, s, run->t[k], run->left[k], at)) {
-            run->mask[k] |= mask;
+        uint64_t t0 = known ? store_run_t(run, k, at) : 0;
+        if (known && wqueue_join_open(q, s, t0, t0 + run->wait[k], at)) {
+            run->mask[k] |= (uint8_t)mask;
             return at;
         }
         wqueue_split(q, mask & (known ? run->mask[k] : mask));
