@@ -7,13 +7,17 @@
  *   addFloat4   c4[i] = a4[i] + b4[i]
  *   addDouble   c[i]  = a[i] + b[i]
  *
- * usage: vecAdd float4|double [N]   (elements of the type; default 2^18 float4s
- *        = 4 MiB per vector, or 2^19 doubles = 4 MiB; blocks of 256) */
+ * SMEM_KIB (default 0) reserves that much dynamic shared memory per CTA,
+ * unused, so that fewer CTAs fit an SM and the same bytes stream in more
+ * waves (docs/findings.md §24b: one wave against several).
+ *
+ * usage: vecAdd float4|double [N [SMEM_KIB]]   (elements of the type; default
+ *        2^18 float4s = 4 MiB per vector, or 2^19 doubles = 4 MiB; blocks of 256) */
 #include "common.cuh"
 
 #define BLOCK 256
 
-static const char *USAGE = "float4|double [N]";
+static const char *USAGE = "float4|double [N [SMEM_KIB]]";
 
 __global__ void addFloat4(const float4 *a, const float4 *b, float4 *c, int n)
 {
@@ -33,13 +37,18 @@ __global__ void addDouble(const double *a, const double *b, double *c, int n)
 int main(int argc, char **argv)
 {
     g_prog = "vecAdd";
-    if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments");
+    if (argc < 2 || argc > 4) usage_fail(USAGE, "expected 1 to 3 arguments");
     const char *mode = argv[1];
     int f4 = strcmp(mode, "float4") == 0;
     if (!f4 && strcmp(mode, "double") != 0) usage_fail(USAGE, "unknown mode '%s'", mode);
     int n = f4 ? 1 << 18 : 1 << 19;
     if (argc > 2) n = (int)parse_long(argv[2], "N", 1, 1 << 25, USAGE);
+    int smem = argc > 3 ? (int)parse_long(argv[3], "SMEM_KIB", 0, 200, USAGE) * 1024 : 0;
     setup_device();
+    if (smem > 48 * 1024) {
+        CHECK(cudaFuncSetAttribute(addFloat4, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+        CHECK(cudaFuncSetAttribute(addDouble, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    }
 
     /* the same 4 MiB per vector either way: floats of small integers, whose
      * sums are exact in float and in double */
@@ -68,9 +77,9 @@ int main(int argc, char **argv)
     CHECK(cudaMemset(c, 0, bytes));
     int blocks = (n + BLOCK - 1) / BLOCK;
     if (f4)
-        addFloat4<<<blocks, BLOCK>>>((const float4 *)a, (const float4 *)b, (float4 *)c, n);
+        addFloat4<<<blocks, BLOCK, smem>>>((const float4 *)a, (const float4 *)b, (float4 *)c, n);
     else
-        addDouble<<<blocks, BLOCK>>>((const double *)a, (const double *)b, (double *)c, n);
+        addDouble<<<blocks, BLOCK, smem>>>((const double *)a, (const double *)b, (double *)c, n);
     CHECK_LAUNCH();
     CHECK(cudaMemcpy(hc, c, bytes, cudaMemcpyDeviceToHost));
 
