@@ -1152,8 +1152,7 @@ static void mem_record(gpu *g, const trace_mem *m, lanes_form lanes, const globa
     uint32_t pc_flags = g->n_special ? special_flags(g, m->pc) : 0u;
     count_instruction(m, pc_flags & PC_LDSM ? GPU_INST_LDSM : pc_flags & PC_STSM ? GPU_INST_STSM : GPU_INST_PLAIN, s);
     uint32_t sm = sm_of(g, m->cta, m->sm);
-    bool plain_store = m->kind == TRACE_KIND_ST && m->space != TRACE_SPACE_SHARED;
-    if (!plain_store)
+    if (wcomb_ends_run(m->kind, m->space))
         wcomb_end_run(g->wc, m->cta, m->warp);
     if (g->observing) {
         g->obs_n = 0;

@@ -2381,8 +2381,8 @@ static void on_record(void *ctx, const gpu_event *e)
      * global read, then the shared write): the second issues nothing more
      * (until the seventh session it was taken for a loop's back edge: two
      * instructions more and a wait for the warp's loads) */
-    if (m->kind != TRACE_KIND_ST || m->space == TRACE_SPACE_SHARED)
-        w->store_run_id++; /* anything but a global or local store ends its run (wcomb.h) */
+    if (wcomb_ends_run(m->kind, m->space))
+        w->store_run_id++; /* as store combining's run ends */
     bool second_half = w->ldgsts_open && m->pc == w->last_pc && (m->flags & TRACE_MEM_LDGSTS);
     w->ldgsts_open = !second_half && (m->flags & TRACE_MEM_LDGSTS);
     uint64_t at = second_half ? w->clock - 1u

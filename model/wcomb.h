@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "coal.h"
+#include "trace.h"
 
 #define WCOMB_LINES 4u   /* lines one warp's pending stores may hold */
 #define WCOMB_CAP 16384u /* live entries: above the 8,448 warps an H200 holds at once */
@@ -53,6 +54,14 @@ void wcomb_reset(wcomb *w);
  * earlier store of its run, not sent on their own. */
 uint32_t wcomb_store(wcomb *w, uint32_t cta, uint32_t warp, uint32_t sm, uint32_t tag,
                      const coal_result *r);
+/* Whether a record of this kind and space ends its warp's run of stores:
+ * anything but a global or local store does (a barrier too; the functional
+ * model and the timing layer's store_run both ask here). */
+static inline bool wcomb_ends_run(uint8_t kind, uint8_t space)
+{
+    return kind != TRACE_KIND_ST || space == TRACE_SPACE_SHARED;
+}
+
 /* (cta, warp) issued something else: send its lines. */
 void wcomb_end_run(wcomb *w, uint32_t cta, uint32_t warp);
 /* A hint that (cta, warp) will store or end its run soon. Changes nothing. */
