@@ -106,7 +106,7 @@ void *xcalloc(size_t count, size_t size)
     return p;
 }
 
-#define HUGE_BYTES ((size_t)2 << 20)
+#define HUGE_BYTES ((size_t)XC_HUGE_BYTES)
 
 /* calloc, not memset: a big calloc is fresh zero pages, touched only where used */
 void *xcalloc_lines(size_t count, size_t size, void **raw)

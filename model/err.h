@@ -9,6 +9,7 @@
 #define GMS_ERR_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define ERR_MSG_BYTES 1024
 
@@ -38,5 +39,29 @@ char *xstrdup(const char *s);
  * that precedes it, does not also wait for a page walk; the memory is the
  * same either way. */
 void *xcalloc_lines(size_t count, size_t size, void **raw);
+
+/* The huge page xcalloc_lines uses (2 MiB, x86-64's). */
+#define XC_HUGE_BYTES ((uintptr_t)2 << 20)
+
+/* Call before prefetching p, which lies in the block that xcalloc_lines
+ * returned at base; returns p, to prefetch. On the CI-class AMD machine a
+ * software prefetch of the LRC's table, eight records ahead, still left
+ * every lookup waiting on its set, and a load of a line of the same huge
+ * page just before the prefetch ended that (docs/performance.md,
+ * "Twenty-second session"): read as the prefetch being dropped when its
+ * address misses the data TLB. So this loads the first line of p's huge
+ * page, which such loads keep in the L1 cache. That line lies in the block
+ * (a block of huge pages starts on one); without huge pages it is base's
+ * line, harmless. */
+static inline const void *tlb_touch(const void *base, const void *p)
+{
+    uintptr_t b = (uintptr_t)base, page = (uintptr_t)p & ~(XC_HUGE_BYTES - 1u);
+    unsigned char v = *(const volatile unsigned char *)(page > b ? page : b);
+    /* p as if computed from the load, so that the compiler keeps the
+     * prefetch that follows after it (no instruction: the CPU does not
+     * wait for the load, which a dependence made slower) */
+    __asm__("" : "+r"(p) : "r"(v));
+    return p;
+}
 
 #endif

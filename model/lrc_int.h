@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cache.h"
+#include "err.h"
 #include "lrc.h"
 
 /* A set of LRC_WAYS requests sent to L2, one array per field so that the
@@ -72,6 +73,21 @@ static inline lrc_set *lrc_set_of(const lrc *l, uint32_t sm, uint64_t line, uint
         set->gen = l->gen;
     }
     return set;
+}
+
+/* A hint that a read request of SM sm for line comes soon: the set's four
+ * cache lines (its lines, their returns and sends, the header), which its
+ * lookup and send read and write (tlb_touch: without it the prefetch did
+ * nothing, err.h). */
+static inline void lrc_prefetch(const lrc *l, uint32_t sm, uint64_t line)
+{
+    uint32_t g = sm < l->sm_count ? l->sm_gpc[sm] : 0;
+    const lrc_set *set = &l->table[(size_t)g * LRC_SETS + (cache_mix64(line) & (LRC_SETS - 1u))];
+    set = tlb_touch(l->table, set);
+    __builtin_prefetch(set->line, 1);
+    __builtin_prefetch(set->ret, 1);
+    __builtin_prefetch(set->sent, 1);
+    __builtin_prefetch(&set->gen, 1);
 }
 
 /* The way of set a new request for line takes: the line's own (a line

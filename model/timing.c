@@ -2501,10 +2501,18 @@ static void on_prefetch(void *ctx, const trace_mem *m)
     if (m->kind == TRACE_KIND_ST)
         __builtin_prefetch(&t->store_runs[slot], 1);
     __builtin_prefetch(&t->ctas[m->cta & t->cta_mask], 1);
-    size_t sm_cal = sm_cal_issue(t, sm_of(t, m->cta, m->sm), 0);
+    uint32_t sm = sm_of(t, m->cta, m->sm);
+    size_t sm_cal = sm_cal_issue(t, sm, 0);
     const cal *tag = &t->smcal[sm_cal + t->smsps];
     __builtin_prefetch(tag, 1);
     __builtin_prefetch(tag + 1, 1); /* the data stage's, next to it (sm_cal_data) */
+    if (m->space != TRACE_SPACE_SHARED) {
+        __builtin_prefetch(tag + 2, 1); /* the queue towards L2 (sm_cal_wq) */
+        /* a global load's read requests look up the LRC's set of their
+         * line: the first lane's (a coalesced warp's only one) */
+        if (t->lrc && m->kind == TRACE_KIND_LD && m->active_mask)
+            lrc_prefetch(t->lrc, sm, m->addr[__builtin_ctz(m->active_mask)] >> t->line_shift);
+    }
     announced *a = &t->ann[t->n_ann++ % ANNOUNCE_LAG];
     const announced o = *a;
     *a = (announced){.slot = slot, .sm_cal = (uint32_t)sm_cal};
@@ -2516,6 +2524,7 @@ static void on_prefetch(void *ctx, const trace_mem *m)
     sm_bin_prefetch(t, issue, ow->clock);
     sm_bin_prefetch(t, o.sm_cal + t->smsps, ow->clock);
     sm_bin_prefetch(t, o.sm_cal + t->smsps + 1u, ow->clock);
+    sm_bin_prefetch(t, o.sm_cal + t->smsps + 2u, ow->clock);
 }
 
 gpu_observer timing_observer(timing *t)
