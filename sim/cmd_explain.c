@@ -68,7 +68,7 @@ static const char explain_usage[] =
     "                      (default 64, at most 1024; the others are listed)\n"
     "  --timing            where the warps wait, per instruction (needs the config's [timing])\n"
     "  --source-csv FILE   --timing: ncu's source view (ncu --page source --csv) to compare with\n"
-    "  -o FILE             write to FILE instead of standard output\n"
+    "  -o FILE             write to FILE instead of standard output (- : stdout)\n"
     "  --allow-incomplete  read a trace whose capture did not complete (with a warning)\n";
 
 
@@ -405,8 +405,8 @@ int cmd_explain(int argc, char **argv)
         free_collected(&c);
         return cmd_fail("%s", err.msg);
     }
-    FILE *out = stdout;
-    if (o.out_path && !(out = fopen(o.out_path, "w"))) {
+    FILE *out = cmd_open_output(o.out_path);
+    if (!out) {
         free_collected(&c);
         return cmd_fail("explain: cannot create %s", o.out_path);
     }

@@ -1,7 +1,9 @@
-/* cmd_fail.c - the one way commands report bad input or usage. Kept out of
- * main.c so the test runner, which links every command but not main, has it. */
+/* cmd_fail.c - the one way commands report bad input or usage, and open
+ * their output. Kept out of main.c so the test runner, which links every
+ * command but not main, has them. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "commands.h"
 
@@ -14,4 +16,11 @@ int cmd_fail(const char *fmt, ...)
     fputc('\n', stderr);
     va_end(ap);
     return 2;
+}
+
+FILE *cmd_open_output(const char *path)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return stdout;
+    return fopen(path, "w");
 }

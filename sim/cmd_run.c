@@ -24,7 +24,7 @@ static const char run_usage[] =
     "  --kernel REGEX      simulate only launches whose (demangled or mangled) name matches\n"
     "                      this POSIX extended regular expression\n"
     "  --format F          table (default), csv (kernel,launch,metric,value) or json\n"
-    "  -o FILE             write the report to FILE instead of standard output\n"
+    "  -o FILE             write the report to FILE instead of standard output (- : stdout)\n"
     "  --allow-incomplete  read traces whose capture did not complete (with a warning)\n"
     "  --timing            also predict each launch's cycles (sm__cycles_elapsed.avg) with the\n"
     "                      timing model (the config's [timing] section, docs/timing.md) and the\n"
@@ -115,11 +115,14 @@ static int run_with(int argc, char **argv, const char **traces)
         return cmd_fail("run: --timeline takes one trace, got %d", n_traces);
     if (replay_options_check(&opt, &err) != 0)
         return cmd_fail("run: %s", err.msg);
-    if (timeline_path && !(opt.timeline = fopen(timeline_path, "w")))
+    bool out_is_stdout = !out_path || strcmp(out_path, "-") == 0;
+    if (timeline_path && strcmp(timeline_path, "-") == 0 && out_is_stdout)
+        return cmd_fail("run: --timeline - and the report would both go to standard output; give -o FILE");
+    if (timeline_path && !(opt.timeline = cmd_open_output(timeline_path)))
         return cmd_fail("run: cannot create %s: %s", timeline_path, strerror(errno));
-    FILE *out = stdout;
-    if (out_path && !(out = fopen(out_path, "w"))) {
-        if (opt.timeline)
+    FILE *out = cmd_open_output(out_path);
+    if (!out) {
+        if (opt.timeline && opt.timeline != stdout)
             fclose(opt.timeline);
         return cmd_fail("run: cannot create %s: %s", out_path, strerror(errno));
     }
@@ -137,10 +140,11 @@ static int run_with(int argc, char **argv, const char **traces)
         report_abort(rp, err.msg);
         cmd_fail("%s", err.msg);
     }
-    if (opt.timeline && (ferror(opt.timeline) | fclose(opt.timeline)) != 0 && rc == 0)
+    if (opt.timeline &&
+        (ferror(opt.timeline) | (opt.timeline == stdout ? fflush(stdout) : fclose(opt.timeline))) != 0 && rc == 0)
         rc = cmd_fail("run: writing %s failed", timeline_path);
-    if (out != stdout && fclose(out) != 0 && rc == 0)
-        return cmd_fail("run: writing %s failed", out_path);
+    if ((out == stdout ? fflush(stdout) : fclose(out)) != 0 && rc == 0)
+        return cmd_fail("run: writing %s failed", out_is_stdout ? "standard output" : out_path);
     return rc;
 }
 

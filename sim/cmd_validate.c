@@ -574,7 +574,7 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
     v.out = stdout;
     if (replay_options_check(&v.ropt, &err) != 0)
         return cmd_fail("validate: %s", err.msg);
-    if (out_path && !(v.out = fopen(out_path, "w")))
+    if (!(v.out = cmd_open_output(out_path)))
         return cmd_fail("validate: cannot create %s: %s", out_path, strerror(errno));
 
     if (v.fmt == OUT_CSV)
@@ -610,8 +610,8 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
         cmd_fail("%s", err.msg);
     }
     validator_free(&v);
-    if (v.out != stdout && fclose(v.out) != 0)
-        return cmd_fail("validate: writing %s failed", out_path);
+    if ((v.out == stdout ? fflush(stdout) : fclose(v.out)) != 0)
+        return cmd_fail("validate: writing %s failed", v.out == stdout ? "standard output" : out_path);
     return rc;
 }
 

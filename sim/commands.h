@@ -4,6 +4,8 @@
 #ifndef GMS_COMMANDS_H
 #define GMS_COMMANDS_H
 
+#include <stdio.h>
+
 int cmd_run(int argc, char **argv);      /* gpumemsim run --config FILE TRACE... */
 int cmd_trace(int argc, char **argv);    /* gpumemsim trace info|dump|check|synth|import ... */
 int cmd_trace_check(int argc, char **argv); /* gpumemsim trace check TRACE NCU_CSV */
@@ -14,5 +16,10 @@ int cmd_explain(int argc, char **argv);  /* gpumemsim explain --config FILE TRAC
 
 /* Print "gpumemsim: <msg>" on stderr; returns 2 for use as `return fail(...)`. */
 int cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Where a command's -o PATH writes: standard output for NULL or "-" (the
+ * usual convention; the trace commands take it too), else PATH created for
+ * writing (NULL, errno set, when it cannot be). */
+FILE *cmd_open_output(const char *path);
 
 #endif

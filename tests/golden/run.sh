@@ -435,6 +435,18 @@ bad_input() {
     # the inputs below are corrupted copies of these, which are good
     expect_rc "good input: run $SMALL" 0 "$BIN" run --config "$H" "$SMALL"
     expect_rc "good input: run $TEXT" 0 "$BIN" run --config "$H" "$TEXT"
+    # -o - is standard output (run, validate, explain, as the trace commands),
+    # not a file named "-"; a timeline on it beside the report is refused
+    for cmd in run validate explain; do
+        "$BIN" $cmd --config "$H" "$SMALL" > "$B/stdout.txt" 2> /dev/null
+        expect_rc "good input: $cmd -o -" $? "$BIN" $cmd --config "$H" -o - "$SMALL"
+        checks=$((checks + 1))
+        cmp -s "$TMP/out" "$B/stdout.txt" || fail "$cmd -o -" "not what $cmd writes without -o" "$TMP/out"
+        checks=$((checks + 1))
+        [ ! -e ./- ] || fail "$cmd -o -" "wrote a file named -"
+    done
+    bad "run --timeline - with the report on standard output" "--timeline -|standard output" \
+        "$BIN" run --config "$H" --timing --timeline - "$SMALL"
 
     # -- traces: every reader path (run, trace info, trace dump)
     : > "$B/empty.trace"
