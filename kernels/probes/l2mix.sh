@@ -18,7 +18,7 @@ for mode in read write copy; do
         "$NCU" --clock-control none --cache-control all --metrics "$M" --csv \
             build/kernels/dramrate "$mode" "$mib" >"$DEST/$mode-$mib.csv" 2>"$DEST/$mode-$mib.log" || status=1
         awk -F'","' -v m="$mode" -v s="$mib" 'NR > 1 && $13 != "" { gsub(/"/, "", $15); gsub(/,/, "", $15);
-            k = $1 + 0; v[k] = v[k] " " $13 "=" $15 } END { for (k in v) print m, s, "launch", k, v[k] }' \
+            gsub(/"/, "", $1); k = $1 + 0; v[k] = v[k] " " $13 "=" $15 } END { for (k in v) print m, s, "launch", k, v[k] }' \
             "$DEST/$mode-$mib.csv" | sort -k4n
     done
 done
