@@ -130,6 +130,14 @@ static void break_down_banks(const explain_geom *g, const coal_chunk *c, uint32_
 void explain_mem(const explain_geom *g, const trace_mem *m, const char *sass, explain_result *out)
 {
     memset(out, 0, sizeof *out);
+    uint32_t reads = trace_mem_read_lanes(m);
+    trace_mem reading;
+    if (reads != m->active_mask) { /* zero fills: the lanes that read are the access */
+        out->zero_fill_mask = m->active_mask & ~reads;
+        reading = *m; /* the zero fills' addresses stay, for the lane table */
+        reading.active_mask = reads;
+        m = &reading;
+    }
     out->space = (trace_space)m->space;
     out->kind = (trace_kind)m->kind;
     out->size_bytes = m->size_bytes;
@@ -372,6 +380,19 @@ size_t explain_why(const explain_geom *g, const explain_result *r, char *buf, si
         buf[0] = '\0';
     switch (r->space) {
     case TRACE_SPACE_GLOBAL:
+        if (r->zero_fill_mask) {
+            char lanes[160];
+            explain_lane_list(r->zero_fill_mask, lanes, sizeof lanes);
+            say(&t, "Lane%s %s zero-fill: %s source lies in the null page (below %u B), so %s nothing and "
+                "%s zeros to shared memory (the copy's ignore-source).\n",
+                plural(popcount32(r->zero_fill_mask)), lanes, popcount32(r->zero_fill_mask) > 1 ? "their" : "its",
+                TRACE_NULL_PAGE_BYTES, popcount32(r->zero_fill_mask) > 1 ? "they read" : "it reads",
+                popcount32(r->zero_fill_mask) > 1 ? "write" : "writes");
+            if (!r->active_lanes) {
+                say(&t, "No lane reads memory: no L1 tag request, no sector.\n");
+                break;
+            }
+        }
         why_global_sectors(g, r, &t);
         say(&t, "%u distinct %u-B line%s: L1 Tag Requests Global %u", r->coal.n_lines, g->coal.line_bytes,
             plural(r->coal.n_lines), r->coal.n_lines);

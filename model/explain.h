@@ -65,6 +65,11 @@ typedef struct explain_result {
     uint32_t active_mask;
     uint32_t active_lanes;
     bool ldgsts;              /* one half of a cp.async */
+    /* a cp.async's global half: the lanes whose source lies in the null page,
+     * zero fills that read nothing (trace_mem_read_lanes). They are not in
+     * active_mask, active_lanes or lanes[].active, which hold the lanes
+     * that read, nor in the coalescing. */
+    uint32_t zero_fill_mask;
     explain_lane lanes[TRACE_WARP_LANES];
 
     /* coalescing: global and local memory */

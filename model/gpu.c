@@ -1000,11 +1000,48 @@ __attribute__((always_inline)) static inline bool coalesce_global(const gpu *g, 
  * the record, whose lanes may not be written yet (pre's coalescing needed
  * none: trace_event.mem_lanes_pending), or NULL */
 static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre,
+                      trace_event *lazy, uint32_t sm, stats *s);
+
+/* A cp.async's global half with zero-filling lanes (trace_mem_read_lanes:
+ * real, fewer than the active lanes; findings §26): the memory system sees the lanes that
+ * read. A warp of zero fills only is no L1 tag request and has no sectors,
+ * but when its cache operator goes through L1 it is still an
+ * ldgsts_cache_access request (torch_mm on the H200: 40,960 such requests,
+ * zero fills included, and 131,072 sectors, none of theirs; 32,768 op_ld
+ * tag requests). The shared half still writes every lane, line by line of
+ * the sources as given (the zero fill's wavefronts count on the H200:
+ * torch_mm's are exact so). */
+static void do_ldgsts_zero_fill(gpu *g, const trace_mem *m, uint32_t real, uint32_t sm, stats *s)
+{
+    static const coal_result no_lines;
+    if (real) {
+        trace_mem reads = *m;
+        reads.active_mask = real;
+        const lanes_form unknown = {-1, 0};
+        do_global(g, &reads, &unknown, NULL, NULL, sm, s);
+    } else {
+        g->rec_lines = &no_lines;
+        if (global_load_mode(g, m->cache_op) != L1_LOAD_BYPASS)
+            s->v[STAT_L1_REQ_LDGSTS]++;
+    }
+    ldgsts_note_global(g, m);
+}
+
+static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre,
                       trace_event *lazy, uint32_t sm, stats *s)
 {
     if (m->kind == TRACE_KIND_ATOM || m->kind == TRACE_KIND_RED) {
         do_global_atomic(g, m, sm, s);
         return;
+    }
+    if (m->flags & TRACE_MEM_LDGSTS) {
+        if (lazy)
+            trace_event_fill_lanes(lazy); /* the lanes' sources */
+        uint32_t real = trace_mem_read_lanes(m);
+        if (real != m->active_mask) {
+            do_ldgsts_zero_fill(g, m, real, sm, s);
+            return;
+        }
     }
     const global_coal *gc = pre;
     if (!gc) {

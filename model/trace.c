@@ -411,6 +411,19 @@ static int lane_error(const trace_mem *m, err_info *err)
 
 static uint64_t full_warp_or(const trace_mem *m);
 
+uint32_t trace_mem_read_lanes(const trace_mem *m)
+{
+    if (!(m->flags & TRACE_MEM_LDGSTS) || m->space != TRACE_SPACE_GLOBAL || m->kind != TRACE_KIND_LD)
+        return m->active_mask;
+    uint32_t real = 0;
+    for (uint32_t mask = m->active_mask; mask; mask &= mask - 1u) {
+        uint32_t l = (uint32_t)__builtin_ctz(mask);
+        if (m->addr[l] >= TRACE_NULL_PAGE_BYTES)
+            real |= 1u << l;
+    }
+    return real;
+}
+
 int trace_mem_validate(const trace_kernel *k, const trace_mem *m, err_info *err)
 {
     if (m->kind >= TRACE_KIND_COUNT) {

@@ -197,6 +197,19 @@ int trace_kernel_validate(const trace_kernel *k, err_info *err);
  * aligned to size, kind allowed in the space (no atomics on local memory),
  * inactive lanes' addresses 0. Returns 0, or -1 with a message. */
 int trace_mem_validate(const trace_kernel *k, const trace_mem *m, err_info *err);
+
+/* The lanes of a cp.async's global half (TRACE_MEM_LDGSTS, a load) that read
+ * memory: those whose source lies outside the null page (below
+ * TRACE_NULL_PAGE_BYTES, which CUDA never maps). A lane whose source is in
+ * it cannot have read, or the kernel would have faulted: it is a zero fill
+ * (the copy's ignore-source predicate or a source size of 0), which reads
+ * nothing and writes zeros to shared memory. cuBLAS's sgemm passes a null
+ * source for its last k-tiles' copies (docs/findings.md §26); a zero fill
+ * through a mapped address cannot be told from a read (the Sanitizer API
+ * reports no sign of it, docs/capture.md). Any other record: its active
+ * lanes. */
+#define TRACE_NULL_PAGE_BYTES 4096u
+uint32_t trace_mem_read_lanes(const trace_mem *m);
 int trace_barrier_validate(const trace_kernel *k, const trace_barrier *b, err_info *err);
 
 /* ---- reading ----------------------------------------------------------------

@@ -199,6 +199,10 @@ static void table_lanes(FILE *f, const explain_geom *g, const explain_result *r)
     uint64_t base = ex_line_base(g, r);
     for (uint32_t l = 0; l < TRACE_WARP_LANES; l++) {
         const explain_lane *ln = &r->lanes[l];
+        if (r->zero_fill_mask >> l & 1u) {
+            fprintf(f, "%4u  0x%-16" PRIx64 "  (zero fill: a source in the null page, nothing read)\n", l, ln->addr);
+            continue;
+        }
         if (!ln->active) {
             fprintf(f, "%4u  (inactive)\n", l);
             continue;
@@ -296,8 +300,13 @@ static void table_execution(FILE *f, const options *o, const explain_geom *g, co
         fprintf(f, "\n-- %s  %s  (%s)\n", pc, ex_pc_sass(d, p->pc), where);
     else
         fprintf(f, "\n-- %s  (the trace has no SASS%s for this PC)\n", pc, ex_pc_file(d, p->pc) ? "" : " or source line");
-    fprintf(f, "   %s, %u B per lane, %u of 32 lanes active (mask 0x%08x)\n", ex_access_name(r), r->size_bytes,
-            r->active_lanes, r->active_mask);
+    if (r->zero_fill_mask) /* active lanes that read nothing (explain.h) */
+        fprintf(f, "   %s, %u B per lane, %u of 32 lanes active (mask 0x%08x): %u read, %u zero-fill\n",
+                ex_access_name(r), r->size_bytes, r->active_lanes + (uint32_t)__builtin_popcount(r->zero_fill_mask),
+                r->active_mask | r->zero_fill_mask, r->active_lanes, (uint32_t)__builtin_popcount(r->zero_fill_mask));
+    else
+        fprintf(f, "   %s, %u B per lane, %u of 32 lanes active (mask 0x%08x)\n", ex_access_name(r), r->size_bytes,
+                r->active_lanes, r->active_mask);
     if (o->have_warp)
         fprintf(f, "   CTA %u warp %u: its first execution (%s in all, over every warp)\n", ex->mem.cta,
                 ex->mem.warp, num);
@@ -398,12 +407,16 @@ static void json_execution(FILE *f, const explain_geom *g, const launch_data *d,
             "\"active_mask\": \"0x%08x\",\n     \"cta\": %u, \"warp\": %u, \"executions_of_pc\": %" PRIu64 ",\n",
             ex_access_name(r), trace_space_name(r->space), trace_kind_name(r->kind), r->size_bytes, r->active_mask,
             ex->mem.cta, ex->mem.warp, p->executions);
+    if (r->zero_fill_mask) /* active lanes that read nothing; active_mask holds those that read */
+        fprintf(f, "     \"zero_fill_mask\": \"0x%08x\",\n", r->zero_fill_mask);
     fputs("     \"source_view\": ", f);
     ex_json_source_view(f, execs1, s1);
     fputs(",\n     \"lanes\": [", f);
     for (uint32_t l = 0; l < TRACE_WARP_LANES; l++) {
         const explain_lane *ln = &r->lanes[l];
         fprintf(f, "%s\n       {\"lane\": %u, \"active\": %s", l ? "," : "", l, ln->active ? "true" : "false");
+        if (r->zero_fill_mask >> l & 1u) /* active in the warp, but reads nothing */
+            fprintf(f, ", \"zero_fill\": true, \"address\": \"0x%" PRIx64 "\"", ln->addr);
         if (ln->active) {
             fprintf(f, ", \"address\": \"0x%" PRIx64 "\"", ln->addr);
             if (r->coalesced)

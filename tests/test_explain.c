@@ -507,6 +507,44 @@ START_TEST(local_memory_interleaves)
 }
 END_TEST
 
+/* Findings §26: a cp.async lane whose source is in the null page is a zero
+ * fill (cuBLAS's sgemm in torch_mm): it reads nothing. Lanes 0-15 null, 16-31
+ * reading one line: the access is the 16 lanes that read. */
+START_TEST(ldgsts_null_sources_are_zero_fills)
+{
+    trace_mem m;
+    test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 8, TRACE_FULL_MASK, 0x7f0000100000ull, 8);
+    m.flags = TRACE_MEM_LDGSTS;
+    for (uint32_t l = 0; l < 16; l++)
+        m.addr[l] = 8u * l;
+    for (uint32_t l = 16; l < 32; l++)
+        m.addr[l] = 0x7f0000100000ull + 8u * (l - 16);
+    explain_mem(&h200, &m, NULL, &res);
+    trace_mem reads = m;
+    reads.active_mask = 0xffff0000u;
+    check_invariants(&h200, &reads, &res);
+    ck_assert_uint_eq(res.zero_fill_mask, 0x0000ffffu);
+    ck_assert_uint_eq(res.active_mask, 0xffff0000u);
+    ck_assert_uint_eq(res.active_lanes, 16);
+    ck_assert(!res.lanes[0].active);
+    ck_assert_uint_eq(res.lanes[1].addr, 8);
+    ck_assert_uint_eq(res.coal.n_lines, 1);
+    ck_assert_uint_eq(res.coal.n_sectors, 4);
+    ck_assert_says(&h200, "Lanes 0-15 zero-fill: their source lies in the null page (below 4096 B), so they read "
+                          "nothing");
+    for (uint32_t l = 16; l < 32; l++)
+        m.addr[l] = 0;
+    explain_mem(&h200, &m, NULL, &res);
+    ck_assert_uint_eq(res.zero_fill_mask, TRACE_FULL_MASK);
+    ck_assert_uint_eq(res.coal.n_lines, 0);
+    ck_assert_says(&h200, "No lane reads memory: no L1 tag request, no sector.");
+    m.flags = 0; /* a plain load of the null page is the trace's business, not a zero fill */
+    explain_mem(&h200, &m, NULL, &res);
+    ck_assert_uint_eq(res.zero_fill_mask, 0);
+    ck_assert_uint_eq(res.coal.n_lines, 1);
+}
+END_TEST
+
 START_TEST(lane_lists_read_well)
 {
     char b[160];
@@ -658,6 +696,7 @@ Suite *explain_suite(void)
     tcase_add_test(tc, shared_atomics_serialise);
     tcase_add_test(tc, shared_popc_inc_atomics_combine);
     tcase_add_test(tc, local_memory_interleaves);
+    tcase_add_test(tc, ldgsts_null_sources_are_zero_fills);
     tcase_add_test(tc, lane_lists_read_well);
     suite_add_tcase(s, tc);
     tc = tcase_create("captures");

@@ -1202,6 +1202,52 @@ START_TEST(ldgsts_writes_shared_memory_line_by_line)
 }
 END_TEST
 
+/* Findings §26 (cuBLAS's sgemm in torch_mm on the H200): a cp.async whose
+ * source lies in the null page is a zero fill; it reads nothing. A whole warp
+ * of them counts its instruction and, through L1 (ca), an ldgsts
+ * cache_access request, but no op_ld tag request, no sector anywhere and no
+ * theoretical sector; its shared half still writes (one line of sources:
+ * one wavefront). Half a warp of them: the other half's sectors only. */
+START_TEST(ldgsts_null_source_is_a_zero_fill)
+{
+    trace_mem m[2];
+    test_mem(&m[0], TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 16, TRACE_FULL_MASK, 0, 0);
+    m[0].flags = TRACE_MEM_LDGSTS;
+    m[0].cache_op = TRACE_CACHE_CA;
+    test_mem(&m[1], TRACE_KIND_ST, TRACE_SPACE_SHARED, 16, TRACE_FULL_MASK, 0x400, 16);
+    m[1].flags = TRACE_MEM_LDGSTS;
+    stats s;
+    run_kernel(g, m, 2, 1, &s);
+    ck_assert_uint_eq(V(s, INST_LDGSTS), 1);
+    ck_assert_uint_eq(V(s, L1_REQ_LDGSTS), 1);
+    ck_assert_uint_eq(V(s, L1_SECT_LDGSTS), 0);
+    ck_assert_uint_eq(V(s, L1_REQ_GLOBAL_LD), 0);
+    ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD), 0);
+    ck_assert_uint_eq(V(s, L1_SET_ACCESSES_GLOBAL_LD), 0);
+    ck_assert_uint_eq(V(s, L2_SECT_READ), 0);
+    ck_assert_uint_eq(V(s, SRC_L2_THEO_SECT_GLOBAL), 0);
+    ck_assert_uint_eq(V(s, SMEM_WF_LDGSTS), 4); /* 512 bytes of shared memory */
+    /* cg: not even the cache_access request */
+    m[0].cache_op = TRACE_CACHE_CG;
+    run_kernel(g, m, 2, 1, &s);
+    ck_assert_uint_eq(V(s, L1_REQ_LDGSTS), 0);
+    ck_assert_uint_eq(V(s, L1_REQ_GLOBAL_LD), 0);
+    /* lanes 16-31 read one line from A, lanes 0-15 zero-fill; one byte
+     * past the null page is a read */
+    m[0].cache_op = TRACE_CACHE_CA;
+    for (int l = 0; l < 32; l++)
+        m[0].addr[l] = l < 16 ? (uint64_t)l * 16 % 4096 : A + (uint64_t)(l - 16) * 8;
+    m[0].size_bytes = 8;
+    run_kernel(g, m, 1, 1, &s);
+    ck_assert_uint_eq(V(s, L1_REQ_GLOBAL_LD), 1);
+    ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD), 4);
+    ck_assert_uint_eq(V(s, L2_SECT_READ), 4);
+    m[0].addr[0] = 4096;
+    run_kernel(g, m, 1, 1, &s);
+    ck_assert_uint_eq(V(s, L1_SECT_GLOBAL_LD), 5);
+}
+END_TEST
+
 /* The source view's address-derived columns (model/source_view.h), one warp
  * instruction each, with the per-execution values ncu printed for the suite
  * (traces/h200/NAME.source.csv, column per instruction / Instructions
@@ -1518,6 +1564,7 @@ Suite *gpu_suite(void)
     tcase_add_test(tc, ldsm_and_stsm_are_instruction_classes_of_their_own);
     tcase_add_test(tc, generic_and_ldgsts_instruction_counts);
     tcase_add_test(tc, ldgsts_writes_shared_memory_line_by_line);
+    tcase_add_test(tc, ldgsts_null_source_is_a_zero_fill);
     tcase_add_test(tc, source_view_columns_per_instruction);
     tcase_add_test(tc, counters_per_pc_sum_to_the_totals);
     tcase_add_test(tc, too_many_pcs_are_lumped);
