@@ -115,6 +115,7 @@ typedef struct cfg_gpu {
 
     /* [sim] */
     bool cold_caches_per_kernel; /* empty L1 and L2 at each kernel start, as ncu --cache-control all */
+    uint32_t background_dram_read_sectors; /* read by every launch beside its accesses (cold caches) */
     cfg_cta_placement cta_placement;
 
     /* [timing] the cycle model (model/timing.h); optional as a whole */

@@ -126,6 +126,7 @@ struct gpu {
 
     /* the current kernel */
     bool in_kernel;
+    uint64_t kernel_dram_reads; /* the launch's code and background DRAM reads (kernel_dram_reads) */
     gpu_kernel_info info;
     uint32_t warps_per_cta;
     uint32_t *local_slot;     /* [cta]: 1 + the CTA's resident slot on its SM, 0: none yet */
@@ -508,6 +509,30 @@ uint32_t gpu_carveout_kib(const cfg_gpu *c, uint32_t ctas, uint64_t smem_per_cta
     return 0; /* not reached: gpu_kernel_begin refused a CTA beyond the largest carveout */
 }
 
+/* DRAM reads of a launch beside its accesses, when caches are cold per kernel
+ * (ncu's cache control empties L2 before each pass): its code, every sector
+ * of its function as far as the trace's PC table reaches (the last PC and
+ * one instruction more: the table's smallest PC step, 16 bytes when it has
+ * one PC), and the config's background (what an empty kernel reads under
+ * the profiler, less its own code). Measured (docs/findings.md §27): the
+ * suite's DRAM reads exceed its data by the two within a few sectors in
+ * most launches; a kernel with code far from any executed path
+ * (torch_sum_cols, argmax) reads 20% less code than its function holds. */
+static uint64_t kernel_dram_reads(const cfg_gpu *c, const trace_kernel *k)
+{
+    if (!c->cold_caches_per_kernel)
+        return 0;
+    uint64_t code = 0;
+    if (k->n_pcs) {
+        uint32_t step = 16;
+        for (uint32_t i = 1; i < k->n_pcs; i++)
+            if (k->pcs[i].pc - k->pcs[i - 1].pc < step)
+                step = k->pcs[i].pc - k->pcs[i - 1].pc;
+        code = (uint64_t)k->pcs[k->n_pcs - 1].pc + step;
+    }
+    return (code + c->l2_sector_bytes - 1u) / c->l2_sector_bytes + c->background_dram_read_sectors;
+}
+
 int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err_info *err)
 {
     const cfg_gpu *c = &g->cfg;
@@ -570,6 +595,7 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
     if (c->cold_caches_per_kernel)
         l2_clear(g->l2);
 
+    g->kernel_dram_reads = kernel_dram_reads(c, k);
     pcs_reset(g, k->n_pcs);
     special_reset(g, k);
     wcomb_reset(g->wc);
@@ -595,6 +621,8 @@ void gpu_kernel_end(gpu *g, stats *out)
     stats_clear(out);
     for (uint32_t i = 0; i < g->n_pcs; i++)
         stats_add(out, &g->pcs[i].s);
+    /* the launch's own, no instruction's (the per-PC breakdown leaves it out) */
+    out->v[STAT_DRAM_SECT_READ] += g->kernel_dram_reads;
     qsort(g->pcs, g->n_pcs, sizeof *g->pcs, cmp_pc);
     g->sorted = true;
     g->have_last = false;

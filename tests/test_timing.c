@@ -942,7 +942,8 @@ static uint64_t writebacks_then_reads(uint32_t cost_permille)
     stats st;
     gpu_kernel_end(r.g, &st);
     ck_assert_uint_eq(st.v[STAT_DRAM_SECT_WRITE], 32); /* 8 lines written back, 4 sectors each */
-    ck_assert_uint_eq(st.v[STAT_DRAM_SECT_READ], 32);
+    /* 32 fetched, and the kernel's code (9 instructions, 144 bytes: 5 sectors; cold caches) */
+    ck_assert_uint_eq(st.v[STAT_DRAM_SECT_READ], 32 + 5);
     timing_result res;
     timing_kernel_end(r.t, &res);
     rig_close(&r);
