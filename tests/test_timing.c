@@ -925,6 +925,7 @@ static uint64_t writebacks_then_reads(uint32_t cost_permille)
     c.t_dram_bytes_per_cycle = 32;
     c.t_dram_write_cost_permille = cost_permille;
     c.t_l2_write_bytes_per_cycle = 0;
+    c.background_dram_read_sectors = 0; /* the launch's code stays (below) */
     rig r;
     rig_open(&r, &c, 1, 32);
     rig_pc(&r, 0, "STG.E desc[UR4][R2.64], R5");
