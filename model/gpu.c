@@ -1036,8 +1036,9 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
  * but when its cache operator goes through L1 it is still an
  * ldgsts_cache_access request (torch_mm on the H200: 40,960 such requests,
  * zero fills included, and 131,072 sectors, none of theirs; 32,768 op_ld
- * tag requests). The shared half still writes every lane, line by line of
- * the sources as given (the zero fill's wavefronts count on the H200:
+ * tag requests; kernels/zfill.cu: the same for half a warp, and for a valid
+ * pointer with a source size of 0, findings §26). The shared half still
+ * writes every lane, line by line of the sources as given (the zero fill's wavefronts count on the H200:
  * torch_mm's are exact so). */
 static void do_ldgsts_zero_fill(gpu *g, const trace_mem *m, uint32_t real, uint32_t sm, stats *s)
 {

@@ -203,11 +203,11 @@ int trace_mem_validate(const trace_kernel *k, const trace_mem *m, err_info *err)
  * TRACE_NULL_PAGE_BYTES, which CUDA never maps). A lane whose source is in
  * it cannot have read, or the kernel would have faulted: it is a zero fill
  * (the copy's ignore-source predicate or a source size of 0), which reads
- * nothing and writes zeros to shared memory. cuBLAS's sgemm passes a null
- * source for its last k-tiles' copies (docs/findings.md §26); a zero fill
- * through a mapped address cannot be told from a read (the Sanitizer API
- * reports no sign of it, docs/capture.md). Any other record: its active
- * lanes. */
+ * nothing and writes zeros to shared memory. The Sanitizer API reports a
+ * zero-filling lane's source as 0 whatever pointer the program passed (a
+ * source size of 0 or the ignore-source predicate; measured with
+ * kernels/zfill.cu, docs/findings.md §26), so every zero fill is known.
+ * Any other record: its active lanes. */
 #define TRACE_NULL_PAGE_BYTES 4096u
 uint32_t trace_mem_read_lanes(const trace_mem *m);
 int trace_barrier_validate(const trace_kernel *k, const trace_barrier *b, err_info *err);
