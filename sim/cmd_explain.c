@@ -251,6 +251,10 @@ static int collect(void *ctx, const replay_kernel_result *r, err_info *err)
         if (is_memory_pc(&r->pcs[i]))
             d->pcs[d->n_pcs++] = r->pcs[i];
     d->selected = xcalloc((size_t)d->n_pcs + 1u, sizeof *d->selected);
+    uint64_t by_pc = 0;
+    for (uint32_t i = 0; i < r->n_pcs; i++)
+        by_pc += r->pcs[i].s.v[STAT_DRAM_SECT_READ];
+    d->launch_dram_reads = r->totals.v[STAT_DRAM_SECT_READ] - by_pc;
     if (r->timing && r->timing->pc_cycles) {
         d->n_pc_cycles = r->timing->n_pc_cycles;
         d->pc_cycles = xmalloc(((size_t)d->n_pc_cycles + 1u) * sizeof *d->pc_cycles);

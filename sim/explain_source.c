@@ -246,6 +246,13 @@ static void table_counters(FILE *f, const launch_data *d, const line_key *keys, 
         }
         fputc('\n', f);
     }
+    if (d->launch_dram_reads) {
+        char num[40];
+        report_thousands(num, sizeof num, d->launch_dram_reads);
+        fprintf(f, "the launch also reads %s DRAM sectors of no instruction: its code and the profiler's\n"
+                "background, fetched anew as caches are cold per kernel (docs/metrics.md, dram__sectors_read)\n",
+                num);
+    }
     fputs("columns (sums of these ncu metrics):\n", f);
     for (int g = 0; g < EX_N_COUNTER_GROUPS; g++) {
         const char *m = ex_counter_groups[g].metrics;
@@ -421,6 +428,8 @@ static void json_launch(FILE *f, const launch_data *d, bool first)
     uint32_t n = ex_sorted_lines(d, keys);
     fprintf(f, "%s\n    {", first ? "" : ",");
     ex_json_launch_head(f, d);
+    /* dram__sectors_read.sum of no instruction (its code and background) */
+    fprintf(f, ", \"launch_dram_sectors_read\": %" PRIu64, d->launch_dram_reads);
     fputs(",\n     \"lines\": [", f);
     bool first_line = true;
     size_t ncols;
