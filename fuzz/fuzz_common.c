@@ -112,8 +112,10 @@ static uint32_t trace_sm_count(const trace_reader *r)
 
 /* The breakdown of a kernel just ended: PCs strictly ascending, and one
  * execution per memory or barrier record, but for the shared halves of
- * cp.async (the same execution as their global halves: model/gpu.c). */
-static void check_breakdown(const gpu *g, const trace_kernel_end *counts, uint64_t ldgsts_shared)
+ * cp.async (the same execution as their global halves: model/gpu.c) and
+ * the warp shuffles recorded as waypoints (no memory instruction: gpu.c's
+ * gpu_barrier counts none). */
+static void check_breakdown(const gpu *g, const trace_kernel_end *counts, uint64_t uncounted)
 {
     uint32_t n;
     const gpu_pc_stats *pcs = gpu_pc_breakdown(g, &n);
@@ -122,10 +124,10 @@ static void check_breakdown(const gpu *g, const trace_kernel_end *counts, uint64
         fuzz_check(i == 0 || pcs[i - 1].pc < pcs[i].pc, "PCs not ascending at %u", i);
         executions += pcs[i].executions;
     }
-    fuzz_check(executions + ldgsts_shared == counts->mem_records + counts->barrier_records,
-               "%llu executions for %llu records (%llu cp.async shared halves)", (unsigned long long)executions,
-               (unsigned long long)(counts->mem_records + counts->barrier_records),
-               (unsigned long long)ldgsts_shared);
+    fuzz_check(executions + uncounted == counts->mem_records + counts->barrier_records,
+               "%llu executions for %llu records (%llu cp.async shared halves and shuffles)",
+               (unsigned long long)executions, (unsigned long long)(counts->mem_records + counts->barrier_records),
+               (unsigned long long)uncounted);
 }
 
 static bool same_str(const char *a, const char *b)
@@ -285,7 +287,7 @@ int fuzz_trace(const char *path, gpu *g, trace_format convert)
     uint32_t sm_count = trace_sm_count(r);
 
     bool simulating = false;
-    uint64_t ldgsts_shared = 0; /* cp.async shared halves of the current kernel */
+    uint64_t uncounted = 0; /* cp.async shared halves and shuffles of the current kernel (check_breakdown) */
     int rc = 0;
     trace_event ev;
     for (;;) {
@@ -313,7 +315,7 @@ int fuzz_trace(const char *path, gpu *g, trace_format convert)
             for (uint32_t i = 0; i < ev.kernel->n_pcs; i++)
                 fuzz_check(trace_kernel_find_pc(ev.kernel, ev.kernel->pcs[i].pc) ==
                                &ev.kernel->pcs[i], "find_pc misses entry %u", i);
-            ldgsts_shared = 0;
+            uncounted = 0;
             simulating = gpu_kernel_begin(g, ev.kernel, sm_count, &kerr) == 0;
             if (!simulating)
                 fuzz_check(kerr.msg[0] != '\0' && strchr(kerr.msg, '\n') == NULL,
@@ -323,20 +325,22 @@ int fuzz_trace(const char *path, gpu *g, trace_format convert)
         case TRACE_EV_MEM:
             if (simulating) {
                 gpu_mem(g, &ev.mem);
-                ldgsts_shared += (ev.mem.flags & TRACE_MEM_LDGSTS) && ev.mem.space == TRACE_SPACE_SHARED;
+                uncounted += (ev.mem.flags & TRACE_MEM_LDGSTS) && ev.mem.space == TRACE_SPACE_SHARED;
             }
             break;
         case TRACE_EV_BARRIER:
-            if (simulating)
+            if (simulating) {
                 gpu_barrier(g, &ev.barrier);
+                uncounted += ev.barrier.kind == TRACE_BAR_SHFL;
+            }
             break;
         case TRACE_EV_KERNEL_END:
             if (simulating) {
                 stats s;
                 gpu_kernel_end(g, &s);
-                check_breakdown(g, &ev.kernel_end, ldgsts_shared);
+                check_breakdown(g, &ev.kernel_end, uncounted);
             }
-            ldgsts_shared = 0;
+            uncounted = 0;
             simulating = false;
             break;
         case TRACE_EV_COUNT:
