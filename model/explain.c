@@ -382,12 +382,12 @@ size_t explain_why(const explain_geom *g, const explain_result *r, char *buf, si
     case TRACE_SPACE_GLOBAL:
         if (r->zero_fill_mask) {
             char lanes[160];
+            bool many = popcount32(r->zero_fill_mask) > 1;
             explain_lane_list(r->zero_fill_mask, lanes, sizeof lanes);
             say(&t, "Lane%s %s zero-fill: %s source lies in the null page (below %u B), so %s nothing and "
                 "%s zeros to shared memory (the copy's ignore-source).\n",
-                plural(popcount32(r->zero_fill_mask)), lanes, popcount32(r->zero_fill_mask) > 1 ? "their" : "its",
-                TRACE_NULL_PAGE_BYTES, popcount32(r->zero_fill_mask) > 1 ? "they read" : "it reads",
-                popcount32(r->zero_fill_mask) > 1 ? "write" : "writes");
+                many ? "s" : "", lanes, many ? "their" : "its", TRACE_NULL_PAGE_BYTES, many ? "they read" : "it reads",
+                many ? "write" : "writes");
             if (!r->active_lanes) {
                 say(&t, "No lane reads memory: no L1 tag request, no sector.\n");
                 break;

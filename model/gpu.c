@@ -1024,22 +1024,19 @@ __attribute__((always_inline)) static inline bool coalesce_global(const gpu *g, 
     return true;
 }
 
-/* pre: the record's coalescing when gpu_prepare did it, else NULL; lazy:
- * the record, whose lanes may not be written yet (pre's coalescing needed
- * none: trace_event.mem_lanes_pending), or NULL */
 static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre,
                       trace_event *lazy, uint32_t sm, stats *s);
 
 /* A cp.async's global half with zero-filling lanes (trace_mem_read_lanes:
- * real, fewer than the active lanes; findings §26): the memory system sees the lanes that
- * read. A warp of zero fills only is no L1 tag request and has no sectors,
- * but when its cache operator goes through L1 it is still an
- * ldgsts_cache_access request (torch_mm on the H200: 40,960 such requests,
- * zero fills included, and 131,072 sectors, none of theirs; 32,768 op_ld
- * tag requests; kernels/zfill.cu: the same for half a warp, and for a valid
- * pointer with a source size of 0, findings §26). The shared half still
- * writes every lane, line by line of the sources as given (the zero fill's wavefronts count on the H200:
- * torch_mm's are exact so). */
+ * real, fewer than the active lanes; findings §26): the memory system sees
+ * the lanes that read. A warp of zero fills only is no L1 tag request and
+ * has no sectors, but when its cache operator goes through L1 it is still
+ * an ldgsts_cache_access request (torch_mm on the H200: 40,960 such
+ * requests, zero fills included, and 131,072 sectors, none of theirs;
+ * 32,768 op_ld tag requests; kernels/zfill.cu: the same for half a warp,
+ * and for a valid pointer with a source size of 0). The shared half still
+ * writes every lane, line by line of the sources as given (the zero fills'
+ * wavefronts count on the H200: torch_mm's are exact so). */
 static void do_ldgsts_zero_fill(gpu *g, const trace_mem *m, uint32_t real, uint32_t sm, stats *s)
 {
     static const coal_result no_lines;
@@ -1056,6 +1053,9 @@ static void do_ldgsts_zero_fill(gpu *g, const trace_mem *m, uint32_t real, uint3
     ldgsts_note_global(g, m);
 }
 
+/* pre: the record's coalescing when gpu_prepare did it, else NULL; lazy:
+ * the record, whose lanes may not be written yet (pre's coalescing needed
+ * none: trace_event.mem_lanes_pending), or NULL */
 static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const global_coal *pre,
                       trace_event *lazy, uint32_t sm, stats *s)
 {
