@@ -126,7 +126,6 @@ struct gpu {
 
     /* the current kernel */
     bool in_kernel;
-    uint64_t kernel_dram_reads; /* the launch's code and background DRAM reads (kernel_dram_reads) */
     gpu_kernel_info info;
     uint32_t warps_per_cta;
     uint32_t *local_slot;     /* [cta]: 1 + the CTA's resident slot on its SM, 0: none yet */
@@ -595,7 +594,7 @@ int gpu_kernel_begin(gpu *g, const trace_kernel *k, uint32_t trace_sm_count, err
     if (c->cold_caches_per_kernel)
         l2_clear(g->l2);
 
-    g->kernel_dram_reads = kernel_dram_reads(c, k);
+    g->info.dram_reads = kernel_dram_reads(c, k);
     pcs_reset(g, k->n_pcs);
     special_reset(g, k);
     wcomb_reset(g->wc);
@@ -622,7 +621,7 @@ void gpu_kernel_end(gpu *g, stats *out)
     for (uint32_t i = 0; i < g->n_pcs; i++)
         stats_add(out, &g->pcs[i].s);
     /* the launch's own, no instruction's (the per-PC breakdown leaves it out) */
-    out->v[STAT_DRAM_SECT_READ] += g->kernel_dram_reads;
+    out->v[STAT_DRAM_SECT_READ] += g->info.dram_reads;
     qsort(g->pcs, g->n_pcs, sizeof *g->pcs, cmp_pc);
     g->sorted = true;
     g->have_last = false;
@@ -1104,11 +1103,8 @@ static void do_global(gpu *g, const trace_mem *m, const lanes_form *form, const 
     l1_load_mode mode = global_load_mode(g, m->cache_op);
     uint32_t hits;
     bool ldgsts = (m->flags & TRACE_MEM_LDGSTS) != 0;
-    if (ldgsts) {
-        if (lazy)
-            trace_event_fill_lanes(lazy); /* the lanes' lines, for the shared half */
-        ldgsts_note_global(g, m);
-    }
+    if (ldgsts)
+        ldgsts_note_global(g, m); /* the lanes' lines, for the shared half (filled above) */
     if (ldgsts && mode != L1_LOAD_BYPASS) {
         s->v[STAT_L1_REQ_LDGSTS]++;
         s->v[STAT_L1_SECT_LDGSTS] += sectors;

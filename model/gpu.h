@@ -30,6 +30,9 @@ typedef struct gpu_kernel_info {
     uint32_t carveout_kib;     /* shared-memory carveout the driver would pick */
     uint32_t l1_kib;           /* L1 data capacity left: unified - carveout */
     bool trace_sms;            /* CTAs ran on the SMs the trace recorded (else round-robin) */
+    uint64_t dram_reads;       /* DRAM sectors the launch reads of no instruction (its code and the
+                                * background, with cold caches): in the kernel's dram__sectors_read,
+                                * not in its per-PC breakdown */
 } gpu_kernel_info;
 
 /* An SM's limits on resident CTAs, and the rule that applies them: the

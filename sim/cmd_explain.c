@@ -251,10 +251,7 @@ static int collect(void *ctx, const replay_kernel_result *r, err_info *err)
         if (is_memory_pc(&r->pcs[i]))
             d->pcs[d->n_pcs++] = r->pcs[i];
     d->selected = xcalloc((size_t)d->n_pcs + 1u, sizeof *d->selected);
-    uint64_t by_pc = 0;
-    for (uint32_t i = 0; i < r->n_pcs; i++)
-        by_pc += r->pcs[i].s.v[STAT_DRAM_SECT_READ];
-    d->launch_dram_reads = r->totals.v[STAT_DRAM_SECT_READ] - by_pc;
+    d->launch_dram_reads = r->info.dram_reads;
     if (r->timing && r->timing->pc_cycles) {
         d->n_pc_cycles = r->timing->n_pc_cycles;
         d->pc_cycles = xmalloc(((size_t)d->n_pc_cycles + 1u) * sizeof *d->pc_cycles);
@@ -428,9 +425,8 @@ int cmd_explain(int argc, char **argv)
         explain_write_source_view(out, &o, &cfg, &c);
     }
     free_collected(&c);
-    if (out != stdout && fclose(out) != 0 && rc == 0)
-        return cmd_fail("explain: writing %s failed", o.out_path);
-    if (out == stdout && fflush(stdout) != 0 && rc == 0)
-        return cmd_fail("explain: writing standard output failed");
+    bool to_stdout = out == stdout;
+    if (cmd_close_output(out) != 0 && rc == 0)
+        return cmd_fail("explain: writing %s failed", to_stdout ? "standard output" : o.out_path);
     return rc;
 }

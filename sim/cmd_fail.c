@@ -24,3 +24,10 @@ FILE *cmd_open_output(const char *path)
         return stdout;
     return fopen(path, "w");
 }
+
+int cmd_close_output(FILE *f)
+{
+    int failed = ferror(f);
+    failed |= f == stdout ? fflush(f) : fclose(f);
+    return failed ? -1 : 0;
+}

@@ -140,10 +140,9 @@ static int run_with(int argc, char **argv, const char **traces)
         report_abort(rp, err.msg);
         cmd_fail("%s", err.msg);
     }
-    if (opt.timeline &&
-        (ferror(opt.timeline) | (opt.timeline == stdout ? fflush(stdout) : fclose(opt.timeline))) != 0 && rc == 0)
+    if (opt.timeline && cmd_close_output(opt.timeline) != 0 && rc == 0)
         rc = cmd_fail("run: writing %s failed", timeline_path);
-    if ((out == stdout ? fflush(stdout) : fclose(out)) != 0 && rc == 0)
+    if (cmd_close_output(out) != 0 && rc == 0)
         return cmd_fail("run: writing %s failed", out_is_stdout ? "standard output" : out_path);
     return rc;
 }

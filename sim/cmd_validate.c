@@ -610,8 +610,9 @@ static int validate_with(int argc, char **argv, char ***captures, uint32_t *n_ca
         cmd_fail("%s", err.msg);
     }
     validator_free(&v);
-    if ((v.out == stdout ? fflush(stdout) : fclose(v.out)) != 0)
-        return cmd_fail("validate: writing %s failed", v.out == stdout ? "standard output" : out_path);
+    bool to_stdout = v.out == stdout;
+    if (cmd_close_output(v.out) != 0)
+        return cmd_fail("validate: writing %s failed", to_stdout ? "standard output" : out_path);
     return rc;
 }
 

@@ -21,5 +21,8 @@ int cmd_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * usual convention; the trace commands take it too), else PATH created for
  * writing (NULL, errno set, when it cannot be). */
 FILE *cmd_open_output(const char *path);
+/* Finish an output cmd_open_output gave: flush standard output, close a
+ * file. -1 when anything written to it failed. */
+int cmd_close_output(FILE *f);
 
 #endif

@@ -63,8 +63,7 @@ typedef struct launch_data {
     uint64_t cycles;      /* --timing: the launch's predicted cycles */
     uint64_t sm_active;   /* --timing: sm__cycles_active.avg */
     double occupancy;     /* --timing: sm__warps_active.avg.pct_of_peak_sustained_active */
-    uint64_t launch_dram_reads; /* dram__sectors_read.sum of no instruction: the launch's code and
-                                 * background (gpu.c kernel_dram_reads) */
+    uint64_t launch_dram_reads; /* dram__sectors_read.sum of no instruction (gpu_kernel_info.dram_reads) */
 } launch_data;
 
 typedef struct collected {
