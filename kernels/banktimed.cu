@@ -86,27 +86,11 @@ __global__ void smemStride4Timed(const float *global_data, float *out, unsigned 
     }
 }
 
-static void summary(const char *what, std::vector<long long> v)
-{
-    if (v.empty()) return;
-    std::sort(v.begin(), v.end());
-    double sum = 0;
-    for (long long x : v) sum += (double)x;
-    size_t n = v.size();
-    fprintf(stderr, "banktimed %-22s n %4zu mean %8.1f ventiles", what, n, sum / (double)n);
-    for (int q = 0; q <= 20; q += 2) fprintf(stderr, " %lld", v[q == 20 ? n - 1 : q * n / 20]);
-    fprintf(stderr, "\n");
-}
-
 int main(int argc, char **argv)
 {
     g_prog = "banktimed";
     if (argc < 2 || argc > 6) usage_fail(USAGE, "expected 1 to 5 arguments, got %d", argc - 1);
-    FILE *out = fopen(argv[1], "w");
-    if (!out) {
-        fprintf(stderr, "banktimed: cannot write %s\n", argv[1]);
-        return EXIT_USAGE;
-    }
+    FILE *out = open_output(argv[1]);
     int blocks = 528;
     if (argc > 2) blocks = (int)parse_long(argv[2], "BLOCKS", 1, 1 << 16, USAGE);
     bool warm = argc > 3 && parse_long(argv[3], "WARM", 0, 1, USAGE) == 1;
@@ -141,25 +125,12 @@ int main(int argc, char **argv)
         kernel<<<blocks, THREADS>>>(din, dout, dg, dc, dsm);
         CHECK_LAUNCH();
     }
-    if (flush_mib) { /* clean lines of scratch everywhere in L2 */
-        size_t sfloats = flush_mib * 1024 * 1024 / sizeof(float);
-        float *scratch = dev_alloc<float>(sfloats), *sink = dev_alloc<float>(1);
-        CHECK(cudaMemset(scratch, 0, sfloats * sizeof(float)));
-        for (int r = 0; r < 2; ++r) {
-            read_all<<<132 * 8, 256>>>((const float4 *)scratch, sfloats / 4, sink);
-            CHECK_LAUNCH();
-        }
-        CHECK(cudaFree(scratch));
-        CHECK(cudaFree(sink));
-    }
+    if (flush_mib) flush_l2(flush_mib);
     kernel<<<blocks, THREADS>>>(din, dout, dg, dc, dsm);
     CHECK_LAUNCH();
-    std::vector<unsigned long long> g(warps * STAMPS);
-    std::vector<long long> c(warps * STAMPS);
-    std::vector<unsigned> sm(warps);
-    CHECK(cudaMemcpy(g.data(), dg, g.size() * sizeof g[0], cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(c.data(), dc, c.size() * sizeof c[0], cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(sm.data(), dsm, sm.size() * sizeof sm[0], cudaMemcpyDeviceToHost));
+    std::vector<unsigned long long> g = download(dg, warps * STAMPS);
+    std::vector<long long> c = download(dc, warps * STAMPS);
+    std::vector<unsigned> sm = download(dsm, warps);
     CHECK(cudaMemcpy(hout.data(), dout, nout * sizeof(float), cudaMemcpyDeviceToHost));
     size_t bad = 0;
     for (size_t i = 0; i < nout; ++i) bad += hout[i] != want[i];
@@ -198,13 +169,13 @@ int main(int argc, char **argv)
     for (int r = 0; r < rounds; ++r) {
         char what[48];
         snprintf(what, sizeof what, "round %d start ns", r);
-        summary(what, start[r]);
+        print_ventiles(what, start[r]);
         snprintf(what, sizeof what, "round %d issued ns", r);
-        summary(what, issued[r]);
+        print_ventiles(what, issued[r]);
         snprintf(what, sizeof what, "round %d tile in ns", r);
-        summary(what, in[r]);
+        print_ventiles(what, in[r]);
         snprintf(what, sizeof what, "round %d end ns", r);
-        summary(what, done[r]);
+        print_ventiles(what, done[r]);
     }
     std::vector<long long> active;
     for (int s = 0; s < 1024; ++s)
@@ -212,11 +183,11 @@ int main(int argc, char **argv)
             active.push_back(last[s] - first[s]);
             sm_in_spread.push_back(sm_in_hi[s] - sm_in_lo[s]);
         }
-    summary("SM active cycles", active);
-    summary("SM tile-in spread ns", sm_in_spread);
-    summary("warp start-issued cycles", to_issue);
-    summary("warp issued-in cycles", wait);
-    summary("warp LDS loop cycles", lds);
+    print_ventiles("SM active cycles", active);
+    print_ventiles("SM tile-in spread ns", sm_in_spread);
+    print_ventiles("warp start-issued cycles", to_issue);
+    print_ventiles("warp issued-in cycles", wait);
+    print_ventiles("warp LDS loop cycles", lds);
     fclose(out);
     CHECK(cudaFree(din));
     CHECK(cudaFree(dout));

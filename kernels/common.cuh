@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+#include <vector>
+
 #define EXIT_MISMATCH 1
 #define EXIT_USAGE 2
 #define EXIT_CUDA 3
@@ -184,6 +187,67 @@ template <typename T> static T *dev_alloc(size_t count)
     T *p = NULL;
     CHECK(cudaMalloc((void **)&p, count * sizeof(T)));
     return p;
+}
+
+/* n elements of device array d, copied to the host. */
+template <typename T> static std::vector<T> download(const T *d, size_t n)
+{
+    std::vector<T> h(n);
+    CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+}
+
+/* The stamped probes' OUTFILE, opened for writing, or exit 2 naming it. */
+static inline FILE *open_output(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "%s: cannot write %s\n", g_prog, path);
+        exit(EXIT_USAGE);
+    }
+    return f;
+}
+
+/* Lane 0 of a warp stores its three stamps of %globaltimer (g) and clock64
+ * (ck) as warp w's, and its SM: the layout of vectimed's and transtimed's
+ * OUTFILE (three stamps a warp). */
+__device__ static inline void store_warp_stamps(size_t w, unsigned long long g0, unsigned long long g1,
+                                                unsigned long long g2, long long c0, long long c1, long long c2,
+                                                unsigned long long *g, long long *ck, unsigned *sm)
+{
+    g[w * 3] = g0, g[w * 3 + 1] = g1, g[w * 3 + 2] = g2;
+    ck[w * 3] = c0, ck[w * 3 + 1] = c1, ck[w * 3 + 2] = c2;
+    sm[w] = smid();
+}
+
+/* Leave L2 full of clean lines of a scratch buffer of mib MiB, read twice
+ * (read_all), none of the probe's: the stamped probes' flush without a
+ * profiler, as ncu's cache control leaves L2. */
+static inline void flush_l2(size_t mib)
+{
+    size_t floats = mib * 1024 * 1024 / sizeof(float);
+    float *scratch = dev_alloc<float>(floats), *sink = dev_alloc<float>(1);
+    CHECK(cudaMemset(scratch, 0, floats * sizeof(float)));
+    for (int r = 0; r < 2; ++r) {
+        read_all<<<132 * 8, 256>>>((const float4 *)scratch, floats / 4, sink);
+        CHECK_LAUNCH();
+    }
+    CHECK(cudaFree(scratch));
+    CHECK(cudaFree(sink));
+}
+
+/* One line on stderr: "PROG WHAT n N mean M ventiles V0 V2 .. V20" (every
+ * tenth, the stamped probes' summaries of their stamps). */
+static inline void print_ventiles(const char *what, std::vector<long long> v)
+{
+    if (v.empty()) return;
+    std::sort(v.begin(), v.end());
+    double sum = 0;
+    for (long long x : v) sum += (double)x;
+    size_t n = v.size();
+    fprintf(stderr, "%s %-22s n %5zu mean %8.1f ventiles", g_prog, what, n, sum / (double)n);
+    for (int q = 0; q <= 20; q += 2) fprintf(stderr, " %lld", v[q == 20 ? n - 1 : q * n / 20]);
+    fprintf(stderr, "\n");
 }
 
 /* Small integers as floats: every sum and product the kernels form of these

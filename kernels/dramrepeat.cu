@@ -128,11 +128,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[2], "write") != 0) usage_fail(USAGE, "FLUSH must be write or read, not '%s'", argv[2]);
     }
     int lines = argc == 4 ? (int)parse_long(argv[3], "L", 1, 32, USAGE) : 1;
-    FILE *out = fopen(argv[1], "w");
-    if (!out) {
-        fprintf(stderr, "dramrepeat: cannot write %s\n", argv[1]);
-        return EXIT_USAGE;
-    }
+    FILE *out = open_output(argv[1]);
     setup_device();
     size_t floats = (size_t)BUF_MIB * 1024 * 1024 / sizeof(float), n_lines = floats / LINE_FLOATS;
     float *buf = dev_alloc<float>(floats);

@@ -78,6 +78,27 @@
  *     cycles after it, read the same 8 whole lines (32 sectors the LRC could
  *     merge). No prologue read.
  *
+ *   lrcpair evict SPR M DELAY_F DELAY_A DELAY_B SM_A SM_B FILLER_SM...
+ *     Whether the LRC keeps only so many requests in flight (findings §2f).
+ *     After the CTAs meet, warp 0 of every FILLER_SM sends, DELAY_F cycles
+ *     later, M one-sector requests to lines no one else reads (M a multiple
+ *     of 32, at most 1,024; all waiting for DRAM, ncu has emptied L2); warp
+ *     0 of SM_A reads the first SPR sectors of 8 lines (one request a line;
+ *     SPR 4: whole lines, 32 sectors) DELAY_A cycles after the meeting, and
+ *     warp 0 of SM_B the same sectors DELAY_B cycles after it.
+ *     Fillers between the two reads: are older requests pushed out? Fillers
+ *     before both: is a request the LRC has no room for left untracked?
+ *     No prologue read.
+ *
+ *   lrcpair xgpc SPR C_OFF DELAY_C DELAY_B SM_A SM_B [SM_C]
+ *     Whether a read of another GPC to the same line, between two reads of
+ *     one GPC, stops them merging (findings §2f). After the CTAs meet, warp
+ *     0 of SM_A reads the first SPR sectors of 8 lines (one request of SPR
+ *     sectors a line; L2 emptied by ncu), warp 0 of SM_C, DELAY_C cycles
+ *     later, sectors C_OFF .. C_OFF + SPR - 1 of the same lines, and warp 0
+ *     of SM_B, DELAY_B cycles after the meeting, SM_A's sectors again. No
+ *     SM_C: none reads between. No prologue read.
+ *
  *   lrcpair pkt OFF_A OFF_B SM_A SM_B
  *     Whether a request merges by its own line alone or with the other lines
  *     of its instruction (findings §2e). Warp 0 of SM_A and of SM_B read, 64
@@ -94,7 +115,7 @@
 #define MAX_PASSES 8 /* passes whose start times are kept */
 
 static const char *USAGE =
-    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM... | band KIB BAND SHIFT WARPS SM... | key KIB WARP_A WARP_B ALTPC REV SM_A SM_B | cap M FILLER_SM DELAY_A DELAY_B SM_A SM_B | pkt OFF_A OFF_B SM_A SM_B";
+    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM... | band KIB BAND SHIFT WARPS SM... | key KIB WARP_A WARP_B ALTPC REV SM_A SM_B | cap M FILLER_SM DELAY_A DELAY_B SM_A SM_B | evict SPR M DELAY_F DELAY_A DELAY_B SM_A SM_B FILLER_SM... | xgpc SPR C_OFF DELAY_C DELAY_B SM_A SM_B [SM_C] | pkt OFF_A OFF_B SM_A SM_B";
 
 /* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
 __global__ void mapKernel(unsigned *sms)
@@ -310,6 +331,80 @@ __global__ void capRead(const float *fill, const float *test, int m_instr, unsig
     out[sm * THREADS + threadIdx.x] = acc;
 }
 
+/* A set of SMs passed by value, so that reading it costs no load the LRC
+ * could merge. */
+#define SM_SET_MAX 256
+typedef struct sm_set {
+    unsigned bits[SM_SET_MAX / 32];
+} sm_set;
+
+/* evict mode: SM_A's test lines, then the fillers' requests from every
+ * filler SM, then SM_B's test lines; every load issued before any is used */
+__global__ void evictRead(const float *fill, const float *test, int spr, int m_instr, sm_set fillers, unsigned sm_a,
+                          unsigned sm_b, long long delay_f, long long delay_a, long long delay_b, unsigned members,
+                          unsigned *arrive, float *out, int *timed_out)
+{
+    unsigned sm = smid();
+    bool is_f = sm < SM_SET_MAX && (fillers.bits[sm / 32] >> (sm % 32) & 1u), is_a = sm == sm_a, is_b = sm == sm_b;
+    if (!is_f && !is_a && !is_b) return;
+    meet(arrive, members, timed_out);
+    if (threadIdx.x >= 32) return;
+    int lane = threadIdx.x;
+    float v[CAP_MAX_INSTR], w[CAP_TEST_LINES], acc = 0.0f;
+    long long s0 = clock64();
+    if (is_f) {
+        while (clock64() - s0 < delay_f) {
+        }
+        const float *mine = fill + (size_t)sm * CAP_MAX_INSTR * 32 * 32;
+#pragma unroll
+        for (int k = 0; k < CAP_MAX_INSTR; ++k)
+            v[k] = k < m_instr ? mine[(size_t)(k * 32 + lane) * 32] : 0.0f;
+#pragma unroll
+        for (int k = 0; k < CAP_MAX_INSTR; ++k)
+            acc += v[k];
+    } else {
+        while (clock64() - s0 < (is_a ? delay_a : delay_b)) {
+        }
+        if (lane >= 8 * spr) /* lanes 8 s .. 8 s + 7 read sector s */
+            return;
+#pragma unroll
+        for (int i = 0; i < CAP_TEST_LINES; ++i)
+            w[i] = test[i * 32 + lane];
+#pragma unroll
+        for (int i = 0; i < CAP_TEST_LINES; ++i)
+            acc += w[i];
+    }
+    out[sm * THREADS + threadIdx.x] = acc;
+}
+
+/* xgpc mode: SM_A's requests of SPR sectors to 8 lines, SM_C's of its own
+ * sectors to the same lines, SM_B's as SM_A's; every load issued before any
+ * is used */
+__global__ void xgpcRead(const float *test, int spr, int c_off, unsigned sm_a, unsigned sm_b, unsigned sm_c,
+                         long long delay_c, long long delay_b, unsigned members, unsigned *arrive, float *out,
+                         int *timed_out)
+{
+    unsigned sm = smid();
+    bool is_a = sm == sm_a, is_b = sm == sm_b, is_c = sm == sm_c;
+    if (!is_a && !is_b && !is_c) return;
+    meet(arrive, members, timed_out);
+    int lane = threadIdx.x;
+    if (lane >= 8 * spr) return; /* the request's sectors: lanes 8 s .. 8 s + 7 read sector s */
+    float w[CAP_TEST_LINES], acc = 0.0f;
+    long long s0 = clock64();
+    long long wait = is_a ? 0 : is_b ? delay_b : delay_c;
+    int off = is_c ? c_off * 8 : 0;
+    while (clock64() - s0 < wait) {
+    }
+#pragma unroll
+    for (int i = 0; i < CAP_TEST_LINES; ++i)
+        w[i] = test[i * 32 + off + lane];
+#pragma unroll
+    for (int i = 0; i < CAP_TEST_LINES; ++i)
+        acc += w[i];
+    out[sm * THREADS + threadIdx.x] = acc;
+}
+
 #define PKT_ITERS 64
 #define PKT_STRIDE 64 /* lines between iterations' first lines (8 KiB) */
 
@@ -389,17 +484,30 @@ static int run_pkt(int off_a, int off_b, int sm_a, int sm_b)
     return finish(what, bad);
 }
 
+/* The cap and evict modes' buffers: CAP_MAX_INSTR x 32 lines of fillers
+ * for each SM, and the CAP_TEST_LINES test lines, zeroed. */
+static float *cap_fill_alloc(int sms)
+{
+    size_t floats = (size_t)sms * CAP_MAX_INSTR * 32 * 32;
+    float *fill = dev_alloc<float>(floats);
+    CHECK(cudaMemset(fill, 0, floats * sizeof(float)));
+    return fill;
+}
+
+static float *cap_test_alloc(void)
+{
+    float *test = dev_alloc<float>((size_t)CAP_TEST_LINES * 32);
+    CHECK(cudaMemset(test, 0, (size_t)CAP_TEST_LINES * 128));
+    return test;
+}
+
 static int run_cap(int m, int filler, long long delay_a, long long delay_b, int sm_a, int sm_b)
 {
     int smem = one_cta_per_sm_smem();
     CHECK(cudaFuncSetAttribute(capRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     cudaDeviceProp p;
     CHECK(cudaGetDeviceProperties(&p, 0));
-    size_t fill_floats = (size_t)p.multiProcessorCount * CAP_MAX_INSTR * 32 * 32;
-    float *fill = dev_alloc<float>(fill_floats);
-    CHECK(cudaMemset(fill, 0, fill_floats * sizeof(float)));
-    float *test = dev_alloc<float>((size_t)CAP_TEST_LINES * 32);
-    CHECK(cudaMemset(test, 0, (size_t)CAP_TEST_LINES * 128));
+    float *fill = cap_fill_alloc(p.multiProcessorCount), *test = cap_test_alloc();
     meeting mt = meeting_alloc();
     unsigned members = 1u + (sm_b != sm_a) + (filler != sm_a && filler != sm_b);
     capRead<<<p.multiProcessorCount, THREADS, smem>>>(fill, test, m / 32, (unsigned)filler, (unsigned)sm_a,
@@ -412,6 +520,59 @@ static int run_cap(int m, int filler, long long delay_a, long long delay_b, int 
     char what[128];
     snprintf(what, sizeof what, "capRead %d fillers on SM %d, delays %lld/%lld, SMs %d/%d", m, filler, delay_a,
              delay_b, sm_a, sm_b);
+    return finish(what, bad);
+}
+
+static int run_evict(int spr, int m, long long delay_f, long long delay_a, long long delay_b, int sm_a, int sm_b, const int *fillers, int nf)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(evictRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    float *fill = cap_fill_alloc(p.multiProcessorCount), *test = cap_test_alloc();
+    sm_set set = {};
+    unsigned members = 1u + (sm_b != sm_a);
+    for (int i = 0; i < nf; ++i) {
+        int f = fillers[i];
+        if (f >= p.multiProcessorCount || f >= SM_SET_MAX)
+            usage_fail(USAGE, "filler SM %d: the GPU has %d", f, p.multiProcessorCount);
+        if (f == sm_a || f == sm_b || (set.bits[f / 32] >> (f % 32) & 1u))
+            usage_fail(USAGE, "filler SM %d is SM_A, SM_B or listed twice", f);
+        set.bits[f / 32] |= 1u << (f % 32);
+        members++;
+    }
+    meeting mt = meeting_alloc();
+    evictRead<<<p.multiProcessorCount, THREADS, smem>>>(fill, test, spr, m / 32, set, (unsigned)sm_a, (unsigned)sm_b,
+                                                        delay_f, delay_a, delay_b, members, mt.arrive, mt.out,
+                                                        mt.timed_out);
+    CHECK_LAUNCH();
+    size_t bad = meeting_done(&mt, "evict");
+    CHECK(cudaFree(fill));
+    CHECK(cudaFree(test));
+    char what[128];
+    snprintf(what, sizeof what, "evictRead %d-sector reads, %d fillers on each of %d SMs, delays %lld/%lld/%lld, SMs %d/%d",
+             spr, m, nf, delay_f, delay_a, delay_b, sm_a, sm_b);
+    return finish(what, bad);
+}
+
+static int run_xgpc(int spr, int c_off, long long delay_c, long long delay_b, int sm_a, int sm_b, int sm_c)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(xgpcRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    float *test = cap_test_alloc();
+    meeting mt = meeting_alloc();
+    unsigned members = 2u + (sm_c >= 0);
+    xgpcRead<<<p.multiProcessorCount, THREADS, smem>>>(test, spr, c_off, (unsigned)sm_a, (unsigned)sm_b,
+                                                       sm_c >= 0 ? (unsigned)sm_c : ~0u, delay_c, delay_b, members,
+                                                       mt.arrive, mt.out, mt.timed_out);
+    CHECK_LAUNCH();
+    size_t bad = meeting_done(&mt, "xgpc");
+    CHECK(cudaFree(test));
+    char what[128];
+    snprintf(what, sizeof what, "xgpcRead %d sectors (C at +%d), delays %lld/%lld, SMs %d/%d/%d", spr, c_off,
+             delay_c, delay_b, sm_a, sm_b, sm_c);
     return finish(what, bad);
 }
 
@@ -691,6 +852,34 @@ int main(int argc, char **argv)
         int sa = (int)parse_long(argv[6], "SM_A", 0, MAX_SMS - 1, USAGE);
         int sb = (int)parse_long(argv[7], "SM_B", 0, MAX_SMS - 1, USAGE);
         return run_cap(m, f, da, db, sa, sb);
+    }
+    if (strcmp(argv[1], "evict") == 0) {
+        if (argc < 10) usage_fail(USAGE, "evict needs SPR M DELAY_F DELAY_A DELAY_B SM_A SM_B FILLER_SM...");
+        int spr = (int)parse_long(argv[2], "SPR", 1, 4, USAGE);
+        int m = (int)parse_long(argv[3], "M", 0, CAP_MAX_INSTR * 32, USAGE);
+        if (m % 32 != 0) usage_fail(USAGE, "M must be a multiple of 32");
+        long long df = parse_long(argv[4], "DELAY_F", 0, 100000000, USAGE);
+        long long da = parse_long(argv[5], "DELAY_A", 0, 100000000, USAGE);
+        long long db = parse_long(argv[6], "DELAY_B", 0, 100000000, USAGE);
+        int sa = (int)parse_long(argv[7], "SM_A", 0, MAX_SMS - 1, USAGE);
+        int sb = (int)parse_long(argv[8], "SM_B", 0, MAX_SMS - 1, USAGE);
+        int fillers[MAX_SMS], nf = 0;
+        for (int i = 9; i < argc && nf < MAX_SMS; ++i)
+            fillers[nf++] = (int)parse_long(argv[i], "FILLER_SM", 0, MAX_SMS - 1, USAGE);
+        return run_evict(spr, m, df, da, db, sa, sb, fillers, nf);
+    }
+    if (strcmp(argv[1], "xgpc") == 0) {
+        if (argc != 8 && argc != 9) usage_fail(USAGE, "xgpc needs SPR C_OFF DELAY_C DELAY_B SM_A SM_B [SM_C]");
+        int spr = (int)parse_long(argv[2], "SPR", 1, 4, USAGE);
+        int c_off = (int)parse_long(argv[3], "C_OFF", 0, 3, USAGE);
+        if (c_off + spr > 4) usage_fail(USAGE, "C_OFF + SPR must be at most 4");
+        long long dc = parse_long(argv[4], "DELAY_C", 0, 100000000, USAGE);
+        long long db = parse_long(argv[5], "DELAY_B", 0, 100000000, USAGE);
+        int sa = (int)parse_long(argv[6], "SM_A", 0, MAX_SMS - 1, USAGE);
+        int sb = (int)parse_long(argv[7], "SM_B", 0, MAX_SMS - 1, USAGE);
+        int sc = argc == 9 ? (int)parse_long(argv[8], "SM_C", 0, MAX_SMS - 1, USAGE) : -1;
+        if (sa == sb || sc == sa || sc == sb) usage_fail(USAGE, "SM_A, SM_B and SM_C must differ");
+        return run_xgpc(spr, c_off, dc, db, sa, sb, sc);
     }
     usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     return EXIT_USAGE;

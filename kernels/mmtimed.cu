@@ -67,11 +67,7 @@ int main(int argc, char **argv)
 {
     g_prog = "mmtimed";
     if (argc != 2) usage_fail(USAGE, "expected one argument (the output file), got %d", argc - 1);
-    FILE *out = fopen(argv[1], "w");
-    if (!out) {
-        fprintf(stderr, "mmtimed: cannot write %s\n", argv[1]);
-        return EXIT_USAGE;
-    }
+    FILE *out = open_output(argv[1]);
     setup_device();
     size_t nm = (size_t)ROWS * INNER, nn = (size_t)INNER * COLS, np = (size_t)ROWS * COLS;
     std::vector<float> hM(nm), hN(nn), hP(np);

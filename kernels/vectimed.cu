@@ -46,37 +46,15 @@ __global__ void addFloat4Timed(const float4 *a, const float4 *b, float4 *c, int 
     if (i < n) c[i] = r;
     unsigned long long g2 = globaltimer();
     long long c2 = clock_now();
-    if (threadIdx.x % 32 == 0) {
-        size_t w = (size_t)blockIdx.x * (BLOCK / 32) + threadIdx.x / 32;
-        g[w * STAMPS] = g0, g[w * STAMPS + 1] = g1, g[w * STAMPS + 2] = g2;
-        ck[w * STAMPS] = c0, ck[w * STAMPS + 1] = c1, ck[w * STAMPS + 2] = c2;
-        unsigned sm;
-        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-        smid[w] = sm;
-    }
-}
-
-static void summary(const char *what, std::vector<long long> v)
-{
-    if (v.empty()) return;
-    std::sort(v.begin(), v.end());
-    double sum = 0;
-    for (long long x : v) sum += (double)x;
-    size_t n = v.size();
-    fprintf(stderr, "vectimed %-22s n %5zu mean %8.1f ventiles", what, n, sum / (double)n);
-    for (int q = 0; q <= 20; q += 2) fprintf(stderr, " %lld", v[q == 20 ? n - 1 : q * n / 20]);
-    fprintf(stderr, "\n");
+    if (threadIdx.x % 32 == 0)
+        store_warp_stamps((size_t)blockIdx.x * (BLOCK / 32) + threadIdx.x / 32, g0, g1, g2, c0, c1, c2, g, ck, smid);
 }
 
 int main(int argc, char **argv)
 {
     g_prog = "vectimed";
     if (argc < 2 || argc > 6) usage_fail(USAGE, "expected 1 to 5 arguments, got %d", argc - 1);
-    FILE *out = fopen(argv[1], "w");
-    if (!out) {
-        fprintf(stderr, "vectimed: cannot write %s\n", argv[1]);
-        return EXIT_USAGE;
-    }
+    FILE *out = open_output(argv[1]);
     int n = argc > 2 ? (int)parse_long(argv[2], "N", 1, 1 << 25, USAGE) : 1 << 18;
     int smem = argc > 3 ? (int)parse_long(argv[3], "SMEM_KIB", 0, 200, USAGE) * 1024 : 0;
     bool warm = argc > 4 && parse_long(argv[4], "WARM", 0, 1, USAGE) == 1;
@@ -105,25 +83,12 @@ int main(int argc, char **argv)
         addFloat4Timed<<<blocks, BLOCK, smem>>>((const float4 *)a, (const float4 *)b, (float4 *)c, n, dg, dc, dsm);
         CHECK_LAUNCH();
     }
-    if (flush_mib) { /* clean lines of scratch everywhere in L2 */
-        size_t sfloats = flush_mib * 1024 * 1024 / sizeof(float);
-        float *scratch = dev_alloc<float>(sfloats), *sink = dev_alloc<float>(1);
-        CHECK(cudaMemset(scratch, 0, sfloats * sizeof(float)));
-        for (int r = 0; r < 2; ++r) {
-            read_all<<<132 * 8, 256>>>((const float4 *)scratch, sfloats / 4, sink);
-            CHECK_LAUNCH();
-        }
-        CHECK(cudaFree(scratch));
-        CHECK(cudaFree(sink));
-    }
+    if (flush_mib) flush_l2(flush_mib);
     addFloat4Timed<<<blocks, BLOCK, smem>>>((const float4 *)a, (const float4 *)b, (float4 *)c, n, dg, dc, dsm);
     CHECK_LAUNCH();
-    std::vector<unsigned long long> g(warps * STAMPS);
-    std::vector<long long> ck(warps * STAMPS);
-    std::vector<unsigned> sm(warps);
-    CHECK(cudaMemcpy(g.data(), dg, g.size() * sizeof g[0], cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(ck.data(), dc, ck.size() * sizeof ck[0], cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(sm.data(), dsm, sm.size() * sizeof sm[0], cudaMemcpyDeviceToHost));
+    std::vector<unsigned long long> g = download(dg, warps * STAMPS);
+    std::vector<long long> ck = download(dc, warps * STAMPS);
+    std::vector<unsigned> sm = download(dsm, warps);
     CHECK(cudaMemcpy(hc.data(), c, bytes, cudaMemcpyDeviceToHost));
     size_t bad = count_mismatches("c", hc.data(), want.data(), floats, 0.0f);
 
@@ -145,14 +110,14 @@ int main(int argc, char **argv)
         if (first[s] < 0 || ct[0] < first[s]) first[s] = ct[0];
         if (ct[2] > last[s]) last[s] = ct[2];
     }
-    summary("start ns", start);
-    summary("data in ns", in);
-    summary("stored ns", stored);
-    summary("warp wait cycles", wait);
+    print_ventiles("start ns", start);
+    print_ventiles("data in ns", in);
+    print_ventiles("stored ns", stored);
+    print_ventiles("warp wait cycles", wait);
     std::vector<long long> active;
     for (int s = 0; s < 1024; ++s)
         if (first[s] >= 0) active.push_back(last[s] - first[s]);
-    summary("SM active cycles", active);
+    print_ventiles("SM active cycles", active);
     fclose(out);
     CHECK(cudaFree(a));
     CHECK(cudaFree(b));

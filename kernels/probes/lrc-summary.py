@@ -23,4 +23,5 @@ for path in sorted(glob.glob(os.path.join(dest, pattern))):
           f" lts {g('lts__t_sectors_srcunit_tex_op_read.sum'):7.0f}"
           f" hit {g('lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum'):7.0f}"
           f" fabric {g('lts__t_sectors_srcunit_ltcfabric_op_read.sum'):6.0f}"
-          f" {g('gpu__time_duration.sum') / 1000:6.1f} us  {skews}")
+          f" {g('gpu__time_duration.sum') / 1000:6.1f} us  l1-l2 {req - g('lts__t_sectors_srcunit_tex_op_read.sum'):6.0f}"
+          f"  {skews}")
