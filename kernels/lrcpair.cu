@@ -99,6 +99,28 @@
  *     of SM_B, DELAY_B cycles after the meeting, SM_A's sectors again. No
  *     SM_C: none reads between. No prologue read.
  *
+ *   lrcpair bytes FA FB DELAY_B SM_A SM_B
+ *     Whether reads of different bytes of one sector merge (findings §2f).
+ *     After the CTAs meet, lanes 0-7 of warp 0 of SM_A read float FA of
+ *     lines 0-7 (one instruction: 8 one-sector requests of 4 bytes), and
+ *     lanes 0-7 of warp 0 of SM_B float FB of the same lines DELAY_B cycles
+ *     later (FA = FB: the same bytes; FA, FB < 8: other bytes of sector 0).
+ *     No prologue read.
+ *
+ *   lrcpair stride S K FA FB DELAY_B SM_A SM_B
+ *     As bytes, with whole warps and lines S apart (findings §2f): warp 0
+ *     of SM_A issues K loads, the k-th reading float FA of lines
+ *     (32 k + lane) x S, one line a lane (32 one-sector requests), and warp
+ *     0 of SM_B the same lines' float FB, DELAY_B cycles later. S 1: a
+ *     load's lines next to each other; S 16: 2 KiB apart, as a transpose's
+ *     column. No prologue read.
+ *
+ *   lrcpair strideg S K W SM...
+ *     stride's loads from W warps of every listed SM at once (findings
+ *     §2f): after the CTAs meet, warp w issues K loads, the k-th reading
+ *     float 0 of lines ((w K + k) 32 + lane) x S; every SM the same lines.
+ *     No prologue read.
+ *
  *   lrcpair pkt OFF_A OFF_B SM_A SM_B
  *     Whether a request merges by its own line alone or with the other lines
  *     of its instruction (findings §2e). Warp 0 of SM_A and of SM_B read, 64
@@ -115,7 +137,7 @@
 #define MAX_PASSES 8 /* passes whose start times are kept */
 
 static const char *USAGE =
-    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM... | band KIB BAND SHIFT WARPS SM... | key KIB WARP_A WARP_B ALTPC REV SM_A SM_B | cap M FILLER_SM DELAY_A DELAY_B SM_A SM_B | evict SPR M DELAY_F DELAY_A DELAY_B SM_A SM_B FILLER_SM... | xgpc SPR C_OFF DELAY_C DELAY_B SM_A SM_B [SM_C] | pkt OFF_A OFF_B SM_A SM_B";
+    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM... | band KIB BAND SHIFT WARPS SM... | key KIB WARP_A WARP_B ALTPC REV SM_A SM_B | cap M FILLER_SM DELAY_A DELAY_B SM_A SM_B | evict SPR M DELAY_F DELAY_A DELAY_B SM_A SM_B FILLER_SM... | xgpc SPR C_OFF DELAY_C DELAY_B SM_A SM_B [SM_C] | bytes FA FB DELAY_B SM_A SM_B | stride S K FA FB DELAY_B SM_A SM_B | strideg S K W SM... | pkt OFF_A OFF_B SM_A SM_B";
 
 /* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
 __global__ void mapKernel(unsigned *sms)
@@ -405,6 +427,69 @@ __global__ void xgpcRead(const float *test, int spr, int c_off, unsigned sm_a, u
     out[sm * THREADS + threadIdx.x] = acc;
 }
 
+/* bytes mode: SM_A's lanes 0-7 read float fa of lines 0-7 at once, SM_B's
+ * float fb of them delay_b cycles later */
+__global__ void bytesRead(const float *test, int fa, int fb, unsigned sm_a, unsigned sm_b, long long delay_b,
+                          unsigned *arrive, float *out, int *timed_out)
+{
+    unsigned sm = smid();
+    bool is_a = sm == sm_a, is_b = sm == sm_b;
+    if (!is_a && !is_b) return;
+    meet(arrive, 2u, timed_out);
+    int lane = threadIdx.x;
+    if (lane >= CAP_TEST_LINES) return;
+    long long s0 = clock64();
+    while (clock64() - s0 < (is_a ? 0 : delay_b)) {
+    }
+    out[sm * THREADS + lane] = test[lane * 32 + (is_a ? fa : fb)];
+}
+
+#define STRIDE_MAX_K 16
+
+/* stride mode: K loads of 32 lines S apart a warp, all issued before any
+ * is used */
+__global__ void strideRead(const float *buf, int s, int k_loads, int fa, int fb, unsigned sm_a, unsigned sm_b,
+                           long long delay_b, unsigned *arrive, float *out, int *timed_out)
+{
+    unsigned sm = smid();
+    bool is_a = sm == sm_a, is_b = sm == sm_b;
+    if (!is_a && !is_b) return;
+    meet(arrive, 2u, timed_out);
+    if (threadIdx.x >= 32) return;
+    int lane = threadIdx.x, f = is_a ? fa : fb;
+    long long s0 = clock64();
+    while (clock64() - s0 < (is_a ? 0 : delay_b)) {
+    }
+    float v[STRIDE_MAX_K], acc = 0.0f;
+#pragma unroll
+    for (int k = 0; k < STRIDE_MAX_K; ++k)
+        v[k] = k < k_loads ? buf[((size_t)(32 * k + lane) * s) * 32 + f] : 0.0f;
+#pragma unroll
+    for (int k = 0; k < STRIDE_MAX_K; ++k)
+        acc += v[k];
+    out[sm * THREADS + lane] = acc;
+}
+
+/* strideg mode: W warps of each listed SM, K loads each of 32 lines S
+ * apart, the same lines on every SM; all issued before any is used */
+__global__ void strideGroupRead(const float *buf, int s, int k_loads, int warps, sm_set members_set, unsigned members,
+                                unsigned *arrive, float *out, int *timed_out)
+{
+    unsigned sm = smid();
+    if (sm >= SM_SET_MAX || !(members_set.bits[sm / 32] >> (sm % 32) & 1u)) return;
+    meet(arrive, members, timed_out);
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (warp >= warps) return;
+    float v[STRIDE_MAX_K], acc = 0.0f;
+#pragma unroll
+    for (int k = 0; k < STRIDE_MAX_K; ++k)
+        v[k] = k < k_loads ? buf[((size_t)((warp * k_loads + k) * 32 + lane) * s) * 32] : 0.0f;
+#pragma unroll
+    for (int k = 0; k < STRIDE_MAX_K; ++k)
+        acc += v[k];
+    out[sm * THREADS + threadIdx.x] = acc;
+}
+
 #define PKT_ITERS 64
 #define PKT_STRIDE 64 /* lines between iterations' first lines (8 KiB) */
 
@@ -573,6 +658,74 @@ static int run_xgpc(int spr, int c_off, long long delay_c, long long delay_b, in
     char what[128];
     snprintf(what, sizeof what, "xgpcRead %d sectors (C at +%d), delays %lld/%lld, SMs %d/%d/%d", spr, c_off,
              delay_c, delay_b, sm_a, sm_b, sm_c);
+    return finish(what, bad);
+}
+
+static int run_bytes(int fa, int fb, long long delay_b, int sm_a, int sm_b)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(bytesRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    float *test = cap_test_alloc();
+    meeting mt = meeting_alloc();
+    bytesRead<<<p.multiProcessorCount, THREADS, smem>>>(test, fa, fb, (unsigned)sm_a, (unsigned)sm_b, delay_b,
+                                                        mt.arrive, mt.out, mt.timed_out);
+    CHECK_LAUNCH();
+    size_t bad = meeting_done(&mt, "bytes");
+    CHECK(cudaFree(test));
+    char what[96];
+    snprintf(what, sizeof what, "bytesRead floats %d/%d, delay %lld, SMs %d/%d", fa, fb, delay_b, sm_a, sm_b);
+    return finish(what, bad);
+}
+
+static int run_stride(int s, int k_loads, int fa, int fb, long long delay_b, int sm_a, int sm_b)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(strideRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    size_t lines = (size_t)STRIDE_MAX_K * 32 * s;
+    float *buf = dev_alloc<float>(lines * 32);
+    CHECK(cudaMemset(buf, 0, lines * 128));
+    meeting mt = meeting_alloc();
+    strideRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, s, k_loads, fa, fb, (unsigned)sm_a, (unsigned)sm_b,
+                                                         delay_b, mt.arrive, mt.out, mt.timed_out);
+    CHECK_LAUNCH();
+    size_t bad = meeting_done(&mt, "stride");
+    CHECK(cudaFree(buf));
+    char what[112];
+    snprintf(what, sizeof what, "strideRead lines %d apart, %d loads, floats %d/%d, delay %lld, SMs %d/%d", s,
+             k_loads, fa, fb, delay_b, sm_a, sm_b);
+    return finish(what, bad);
+}
+
+static int run_strideg(int s, int k_loads, int warps, int argc, char **argv)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(strideGroupRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    sm_set set = {};
+    unsigned members = 0;
+    for (int i = 0; i < argc; ++i) {
+        int m = (int)parse_long(argv[i], "SM", 0, p.multiProcessorCount - 1, USAGE);
+        if (m >= SM_SET_MAX || (set.bits[m / 32] >> (m % 32) & 1u)) usage_fail(USAGE, "SM %d listed twice", m);
+        set.bits[m / 32] |= 1u << (m % 32);
+        members++;
+    }
+    size_t lines = (size_t)warps * STRIDE_MAX_K * 32 * s;
+    float *buf = dev_alloc<float>(lines * 32);
+    CHECK(cudaMemset(buf, 0, lines * 128));
+    meeting mt = meeting_alloc();
+    strideGroupRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, s, k_loads, warps, set, members, mt.arrive,
+                                                              mt.out, mt.timed_out);
+    CHECK_LAUNCH();
+    size_t bad = meeting_done(&mt, "strideg");
+    CHECK(cudaFree(buf));
+    char what[96];
+    snprintf(what, sizeof what, "strideGroupRead lines %d apart, %d loads, %d warps, %u SMs", s, k_loads, warps,
+             members);
     return finish(what, bad);
 }
 
@@ -880,6 +1033,35 @@ int main(int argc, char **argv)
         int sc = argc == 9 ? (int)parse_long(argv[8], "SM_C", 0, MAX_SMS - 1, USAGE) : -1;
         if (sa == sb || sc == sa || sc == sb) usage_fail(USAGE, "SM_A, SM_B and SM_C must differ");
         return run_xgpc(spr, c_off, dc, db, sa, sb, sc);
+    }
+    if (strcmp(argv[1], "bytes") == 0) {
+        if (argc != 7) usage_fail(USAGE, "bytes needs FA FB DELAY_B SM_A SM_B");
+        int fa = (int)parse_long(argv[2], "FA", 0, 31, USAGE);
+        int fb = (int)parse_long(argv[3], "FB", 0, 31, USAGE);
+        long long db = parse_long(argv[4], "DELAY_B", 0, 100000000, USAGE);
+        int sa = (int)parse_long(argv[5], "SM_A", 0, MAX_SMS - 1, USAGE);
+        int sb = (int)parse_long(argv[6], "SM_B", 0, MAX_SMS - 1, USAGE);
+        if (sa == sb) usage_fail(USAGE, "SM_A and SM_B must differ");
+        return run_bytes(fa, fb, db, sa, sb);
+    }
+    if (strcmp(argv[1], "stride") == 0) {
+        if (argc != 9) usage_fail(USAGE, "stride needs S K FA FB DELAY_B SM_A SM_B");
+        int st = (int)parse_long(argv[2], "S", 1, 1024, USAGE);
+        int k = (int)parse_long(argv[3], "K", 1, STRIDE_MAX_K, USAGE);
+        int fa = (int)parse_long(argv[4], "FA", 0, 31, USAGE);
+        int fb = (int)parse_long(argv[5], "FB", 0, 31, USAGE);
+        long long db = parse_long(argv[6], "DELAY_B", 0, 100000000, USAGE);
+        int sa = (int)parse_long(argv[7], "SM_A", 0, MAX_SMS - 1, USAGE);
+        int sb = (int)parse_long(argv[8], "SM_B", 0, MAX_SMS - 1, USAGE);
+        if (sa == sb) usage_fail(USAGE, "SM_A and SM_B must differ");
+        return run_stride(st, k, fa, fb, db, sa, sb);
+    }
+    if (strcmp(argv[1], "strideg") == 0) {
+        if (argc < 7) usage_fail(USAGE, "strideg needs S K W and at least 2 SMs");
+        int st = (int)parse_long(argv[2], "S", 1, 1024, USAGE);
+        int k = (int)parse_long(argv[3], "K", 1, STRIDE_MAX_K, USAGE);
+        int w = (int)parse_long(argv[4], "W", 1, THREADS / 32, USAGE);
+        return run_strideg(st, k, w, argc - 5, argv + 5);
     }
     usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     return EXIT_USAGE;

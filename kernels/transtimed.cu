@@ -15,6 +15,18 @@
  * usage: transtimed OUTFILE [FLUSH]
  *   FLUSH    MiB read twice just before the stamped launch (0: none), so that
  *            L2 holds none of the matrix, as ncu's cache control leaves it
+ *   CTAS     launch only the first CTAS CTAs (default all 2,048), a multiple
+ *            of 32 so that every sector keeps its eight readers: the same
+ *            CTAs on the same SMs with fewer of them a SM
+ *   QMASK    which CTAs read (default 15, all): CTA b reads when bit b mod 4
+ *            is set; the others end at once. The CTAs b, b + 4, .. that read
+ *            a sector share b mod 4, so QMASK 1 keeps whole groups of
+ *            readers and leaves out the other three quarters' lines
+ *   MEET     1: the reading CTAs wait for each other before their loads (an
+ *            atomic counter, as kernels/lrcpair.cu's probes meet), so that
+ *            they start together rather than as dispatched
+ *   SMEM_KIB unused dynamic shared memory per CTA (default 0): 200 leaves
+ *            one CTA an SM and L1 its smallest, as kernels/lrcpair.cu's CTAs
  * OUTFILE gets "cta sm warp g0 g1 g2 c0 c1 c2" per warp (g: ns after the grid's
  * first start); stderr gets ventiles of the three (the 2026-11-29 runs
  * labelled g1 "data in" and g2 "stored"; g2 is when the data is in).
@@ -30,11 +42,21 @@
 #define PER_THREAD 2
 #define STAMPS 3
 
-static const char *USAGE = "OUTFILE [FLUSH]";
+static const char *USAGE = "OUTFILE [FLUSH [CTAS [QMASK [MEET [SMEM_KIB]]]]]";
 
 /* out[i] = in[i % ROWS][i / ROWS] for i = CTA x 256 + thread and + 128 */
-__global__ void transposeTimed(const float *in, float *out, unsigned long long *g, long long *ck, unsigned *smid)
+__global__ void transposeTimed(const float *in, float *out, unsigned qmask, unsigned *arrive, unsigned members,
+                               unsigned long long *g, long long *ck, unsigned *smid)
 {
+    if (!(qmask >> (blockIdx.x % 4) & 1u)) return;
+    if (arrive) { /* MEET: thread 0 of each reading CTA arrives and spins until all have */
+        if (threadIdx.x == 0) {
+            atomicAdd(arrive, 1u);
+            while (atomicAdd(arrive, 0u) < members) {
+            }
+        }
+        __syncthreads();
+    }
     unsigned long long g0 = globaltimer();
     long long c0 = clock_now();
     int i0 = blockIdx.x * (BLOCK * PER_THREAD) + threadIdx.x, i1 = i0 + BLOCK;
@@ -57,13 +79,23 @@ __global__ void transposeTimed(const float *in, float *out, unsigned long long *
 int main(int argc, char **argv)
 {
     g_prog = "transtimed";
-    if (argc < 2 || argc > 3) usage_fail(USAGE, "expected 1 or 2 arguments, got %d", argc - 1);
+    if (argc < 2 || argc > 7) usage_fail(USAGE, "expected 1 to 6 arguments, got %d", argc - 1);
     FILE *out = open_output(argv[1]);
     size_t flush_mib = argc > 2 ? (size_t)parse_long(argv[2], "FLUSH", 0, 4096, USAGE) : 0;
     setup_device();
 
     size_t n = (size_t)ROWS * COLS;
-    int blocks = (int)(n / (BLOCK * PER_THREAD));
+    int all = (int)(n / (BLOCK * PER_THREAD));
+    int blocks = argc > 3 ? (int)parse_long(argv[3], "CTAS", 32, all, USAGE) : all;
+    if (blocks % 32 != 0) usage_fail(USAGE, "CTAS must be a multiple of 32, got %d", blocks);
+    unsigned qmask = argc > 4 ? (unsigned)parse_long(argv[4], "QMASK", 1, 15, USAGE) : 15u;
+    bool meet = argc > 5 && parse_long(argv[5], "MEET", 0, 1, USAGE) == 1;
+    int smem = argc > 6 ? (int)parse_long(argv[6], "SMEM_KIB", 0, 227, USAGE) * 1024 : 0;
+    if (smem > 48 * 1024)
+        CHECK(cudaFuncSetAttribute(transposeTimed, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    unsigned members = 0;
+    for (int b = 0; b < blocks; ++b) members += qmask >> (b % 4) & 1u;
+    if (meet && blocks > 132 * 16) usage_fail(USAGE, "MEET needs every CTA resident at once (CTAS at most 2,112)");
     size_t warps = (size_t)blocks * (BLOCK / 32);
     std::vector<float> hin(n), hout(n), want(n);
     for (size_t i = 0; i < n; ++i) hin[i] = small_value(i);
@@ -75,19 +107,30 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(din, hin.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     CHECK(cudaMemset(dout, 0, n * sizeof(float)));
     if (flush_mib) flush_l2(flush_mib);
-    transposeTimed<<<blocks, BLOCK>>>(din, dout, dg, dc, dsm);
+    CHECK(cudaMemset(dg, 0, warps * STAMPS * sizeof(unsigned long long)));
+    unsigned *arrive = NULL;
+    if (meet) {
+        arrive = dev_alloc<unsigned>(1);
+        CHECK(cudaMemset(arrive, 0, sizeof(unsigned)));
+    }
+    transposeTimed<<<blocks, BLOCK, smem>>>(din, dout, qmask, arrive, members, dg, dc, dsm);
     CHECK_LAUNCH();
     std::vector<unsigned long long> g = download(dg, warps * STAMPS);
     std::vector<long long> ck = download(dc, warps * STAMPS);
     std::vector<unsigned> sm = download(dsm, warps);
     CHECK(cudaMemcpy(hout.data(), dout, n * sizeof(float), cudaMemcpyDeviceToHost));
-    size_t bad = count_mismatches("out", hout.data(), want.data(), n, 0.0f);
+    for (size_t i = 0; i < n; ++i) /* what the CTAs left out leave: the zeros dout started with */
+        if (!(qmask >> (i / (BLOCK * PER_THREAD) % 4) & 1u)) want[i] = 0.0f;
+    size_t bad = count_mismatches("out", hout.data(), want.data(), (size_t)blocks * BLOCK * PER_THREAD, 0.0f);
 
     unsigned long long g_first = ~0ull;
-    for (size_t w = 0; w < warps; ++w) g_first = std::min(g_first, g[w * STAMPS]);
+    auto ran = [&](size_t w) { return (qmask >> (w / (BLOCK / 32) % 4) & 1u) != 0; };
+    for (size_t w = 0; w < warps; ++w)
+        if (ran(w)) g_first = std::min(g_first, g[w * STAMPS]);
     fprintf(out, "cta sm warp g0 g1 g2 c0 c1 c2\n");
     std::vector<long long> start, in, stored;
     for (size_t w = 0; w < warps; ++w) {
+        if (!ran(w)) continue;
         const unsigned long long *gt = &g[w * STAMPS];
         const long long *ct = &ck[w * STAMPS];
         fprintf(out, "%zu %u %zu %llu %llu %llu %lld %lld %lld\n", w / (BLOCK / 32), sm[w], w % (BLOCK / 32),
@@ -105,6 +148,7 @@ int main(int argc, char **argv)
     CHECK(cudaFree(dg));
     CHECK(cudaFree(dc));
     CHECK(cudaFree(dsm));
+    if (arrive) CHECK(cudaFree(arrive));
     char what[80];
     snprintf(what, sizeof what, "transposeTimed<<<%d, %d>>>", blocks, BLOCK);
     return finish(what, bad);
