@@ -82,8 +82,6 @@ int main(int argc, char **argv)
     if (argc < 2 || argc > 7) usage_fail(USAGE, "expected 1 to 6 arguments, got %d", argc - 1);
     FILE *out = open_output(argv[1]);
     size_t flush_mib = argc > 2 ? (size_t)parse_long(argv[2], "FLUSH", 0, 4096, USAGE) : 0;
-    setup_device();
-
     size_t n = (size_t)ROWS * COLS;
     int all = (int)(n / (BLOCK * PER_THREAD));
     int blocks = argc > 3 ? (int)parse_long(argv[3], "CTAS", 32, all, USAGE) : all;
@@ -91,11 +89,18 @@ int main(int argc, char **argv)
     unsigned qmask = argc > 4 ? (unsigned)parse_long(argv[4], "QMASK", 1, 15, USAGE) : 15u;
     bool meet = argc > 5 && parse_long(argv[5], "MEET", 0, 1, USAGE) == 1;
     int smem = argc > 6 ? (int)parse_long(argv[6], "SMEM_KIB", 0, 227, USAGE) * 1024 : 0;
+    /* MEET spins until every reading CTA has arrived: all must be resident
+     * at once (an H200's 132 SMs hold 16 of these CTAs each, or as many as
+     * their shared memory leaves room for) */
+    int resident = 132 * (smem ? std::min(16, 227 * 1024 / smem) : 16);
+    if (meet && blocks > resident)
+        usage_fail(USAGE, "MEET needs every CTA resident at once: CTAS at most %d with SMEM_KIB %d", resident,
+                   smem / 1024);
+    setup_device();
     if (smem > 48 * 1024)
         CHECK(cudaFuncSetAttribute(transposeTimed, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     unsigned members = 0;
     for (int b = 0; b < blocks; ++b) members += qmask >> (b % 4) & 1u;
-    if (meet && blocks > 132 * 16) usage_fail(USAGE, "MEET needs every CTA resident at once (CTAS at most 2,112)");
     size_t warps = (size_t)blocks * (BLOCK / 32);
     std::vector<float> hin(n), hout(n), want(n);
     for (size_t i = 0; i < n; ++i) hin[i] = small_value(i);
