@@ -516,8 +516,21 @@ __global__ void pktRead(const float2 *buf, int off_a, int off_b, unsigned sm_a, 
 
 static int one_cta_per_sm_smem(void);
 
+/* A meeting mode's launch: the dynamic shared memory that keeps kernel's
+ * CTAs one an SM (allowed for it here), and in *sms how many SMs there are,
+ * as many CTAs as it launches. */
+template <typename K> static int alone_on_each_sm(K kernel, int *sms)
+{
+    int smem = one_cta_per_sm_smem();
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    cudaDeviceProp p;
+    CHECK(cudaGetDeviceProperties(&p, 0));
+    *sms = p.multiProcessorCount;
+    return smem;
+}
+
 /* The meeting's counter, the kernels' output and the time-out flag of the
- * key, cap and pkt modes. */
+ * key, cap, evict, xgpc, bytes, stride, strideg and pkt modes. */
 typedef struct meeting {
     unsigned *arrive;
     float *out;
@@ -551,15 +564,12 @@ static size_t meeting_done(meeting *m, const char *mode)
 
 static int run_pkt(int off_a, int off_b, int sm_a, int sm_b)
 {
-    int smem = one_cta_per_sm_smem();
-    CHECK(cudaFuncSetAttribute(pktRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    cudaDeviceProp p;
-    CHECK(cudaGetDeviceProperties(&p, 0));
+    int sms, smem = alone_on_each_sm(pktRead, &sms);
     size_t lines = (size_t)PKT_ITERS * PKT_STRIDE;
     float2 *buf = dev_alloc<float2>(lines * 16);
     CHECK(cudaMemset(buf, 0, lines * 128));
     meeting mt = meeting_alloc();
-    pktRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, off_a, off_b, (unsigned)sm_a, (unsigned)sm_b, mt.arrive,
+    pktRead<<<sms, THREADS, smem>>>(buf, off_a, off_b, (unsigned)sm_a, (unsigned)sm_b, mt.arrive,
                                                       mt.out, mt.timed_out);
     CHECK_LAUNCH();
     size_t bad = meeting_done(&mt, "pkt");
@@ -588,14 +598,11 @@ static float *cap_test_alloc(void)
 
 static int run_cap(int m, int filler, long long delay_a, long long delay_b, int sm_a, int sm_b)
 {
-    int smem = one_cta_per_sm_smem();
-    CHECK(cudaFuncSetAttribute(capRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    cudaDeviceProp p;
-    CHECK(cudaGetDeviceProperties(&p, 0));
-    float *fill = cap_fill_alloc(p.multiProcessorCount), *test = cap_test_alloc();
+    int sms, smem = alone_on_each_sm(capRead, &sms);
+    float *fill = cap_fill_alloc(sms), *test = cap_test_alloc();
     meeting mt = meeting_alloc();
     unsigned members = 1u + (sm_b != sm_a) + (filler != sm_a && filler != sm_b);
-    capRead<<<p.multiProcessorCount, THREADS, smem>>>(fill, test, m / 32, (unsigned)filler, (unsigned)sm_a,
+    capRead<<<sms, THREADS, smem>>>(fill, test, m / 32, (unsigned)filler, (unsigned)sm_a,
                                                       (unsigned)sm_b, delay_a, delay_b, members, mt.arrive, mt.out,
                                                       mt.timed_out);
     CHECK_LAUNCH();
@@ -610,24 +617,21 @@ static int run_cap(int m, int filler, long long delay_a, long long delay_b, int 
 
 static int run_evict(int spr, int m, long long delay_f, long long delay_a, long long delay_b, int sm_a, int sm_b, const int *fillers, int nf)
 {
-    int smem = one_cta_per_sm_smem();
-    CHECK(cudaFuncSetAttribute(evictRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    cudaDeviceProp p;
-    CHECK(cudaGetDeviceProperties(&p, 0));
-    float *fill = cap_fill_alloc(p.multiProcessorCount), *test = cap_test_alloc();
+    int sms, smem = alone_on_each_sm(evictRead, &sms);
+    float *fill = cap_fill_alloc(sms), *test = cap_test_alloc();
     sm_set set = {};
     unsigned members = 1u + (sm_b != sm_a);
     for (int i = 0; i < nf; ++i) {
         int f = fillers[i];
-        if (f >= p.multiProcessorCount || f >= SM_SET_MAX)
-            usage_fail(USAGE, "filler SM %d: the GPU has %d", f, p.multiProcessorCount);
+        if (f >= sms || f >= SM_SET_MAX)
+            usage_fail(USAGE, "filler SM %d: the GPU has %d", f, sms);
         if (f == sm_a || f == sm_b || (set.bits[f / 32] >> (f % 32) & 1u))
             usage_fail(USAGE, "filler SM %d is SM_A, SM_B or listed twice", f);
         set.bits[f / 32] |= 1u << (f % 32);
         members++;
     }
     meeting mt = meeting_alloc();
-    evictRead<<<p.multiProcessorCount, THREADS, smem>>>(fill, test, spr, m / 32, set, (unsigned)sm_a, (unsigned)sm_b,
+    evictRead<<<sms, THREADS, smem>>>(fill, test, spr, m / 32, set, (unsigned)sm_a, (unsigned)sm_b,
                                                         delay_f, delay_a, delay_b, members, mt.arrive, mt.out,
                                                         mt.timed_out);
     CHECK_LAUNCH();
@@ -642,14 +646,11 @@ static int run_evict(int spr, int m, long long delay_f, long long delay_a, long 
 
 static int run_xgpc(int spr, int c_off, long long delay_c, long long delay_b, int sm_a, int sm_b, int sm_c)
 {
-    int smem = one_cta_per_sm_smem();
-    CHECK(cudaFuncSetAttribute(xgpcRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    cudaDeviceProp p;
-    CHECK(cudaGetDeviceProperties(&p, 0));
+    int sms, smem = alone_on_each_sm(xgpcRead, &sms);
     float *test = cap_test_alloc();
     meeting mt = meeting_alloc();
     unsigned members = 2u + (sm_c >= 0);
-    xgpcRead<<<p.multiProcessorCount, THREADS, smem>>>(test, spr, c_off, (unsigned)sm_a, (unsigned)sm_b,
+    xgpcRead<<<sms, THREADS, smem>>>(test, spr, c_off, (unsigned)sm_a, (unsigned)sm_b,
                                                        sm_c >= 0 ? (unsigned)sm_c : ~0u, delay_c, delay_b, members,
                                                        mt.arrive, mt.out, mt.timed_out);
     CHECK_LAUNCH();
@@ -663,13 +664,10 @@ static int run_xgpc(int spr, int c_off, long long delay_c, long long delay_b, in
 
 static int run_bytes(int fa, int fb, long long delay_b, int sm_a, int sm_b)
 {
-    int smem = one_cta_per_sm_smem();
-    CHECK(cudaFuncSetAttribute(bytesRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    cudaDeviceProp p;
-    CHECK(cudaGetDeviceProperties(&p, 0));
+    int sms, smem = alone_on_each_sm(bytesRead, &sms);
     float *test = cap_test_alloc();
     meeting mt = meeting_alloc();
-    bytesRead<<<p.multiProcessorCount, THREADS, smem>>>(test, fa, fb, (unsigned)sm_a, (unsigned)sm_b, delay_b,
+    bytesRead<<<sms, THREADS, smem>>>(test, fa, fb, (unsigned)sm_a, (unsigned)sm_b, delay_b,
                                                         mt.arrive, mt.out, mt.timed_out);
     CHECK_LAUNCH();
     size_t bad = meeting_done(&mt, "bytes");
@@ -681,15 +679,12 @@ static int run_bytes(int fa, int fb, long long delay_b, int sm_a, int sm_b)
 
 static int run_stride(int s, int k_loads, int fa, int fb, long long delay_b, int sm_a, int sm_b)
 {
-    int smem = one_cta_per_sm_smem();
-    CHECK(cudaFuncSetAttribute(strideRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    cudaDeviceProp p;
-    CHECK(cudaGetDeviceProperties(&p, 0));
+    int sms, smem = alone_on_each_sm(strideRead, &sms);
     size_t lines = (size_t)STRIDE_MAX_K * 32 * s;
     float *buf = dev_alloc<float>(lines * 32);
     CHECK(cudaMemset(buf, 0, lines * 128));
     meeting mt = meeting_alloc();
-    strideRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, s, k_loads, fa, fb, (unsigned)sm_a, (unsigned)sm_b,
+    strideRead<<<sms, THREADS, smem>>>(buf, s, k_loads, fa, fb, (unsigned)sm_a, (unsigned)sm_b,
                                                          delay_b, mt.arrive, mt.out, mt.timed_out);
     CHECK_LAUNCH();
     size_t bad = meeting_done(&mt, "stride");
@@ -702,14 +697,11 @@ static int run_stride(int s, int k_loads, int fa, int fb, long long delay_b, int
 
 static int run_strideg(int s, int k_loads, int warps, int argc, char **argv)
 {
-    int smem = one_cta_per_sm_smem();
-    CHECK(cudaFuncSetAttribute(strideGroupRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    cudaDeviceProp p;
-    CHECK(cudaGetDeviceProperties(&p, 0));
+    int sms, smem = alone_on_each_sm(strideGroupRead, &sms);
     sm_set set = {};
     unsigned members = 0;
     for (int i = 0; i < argc; ++i) {
-        int m = (int)parse_long(argv[i], "SM", 0, p.multiProcessorCount - 1, USAGE);
+        int m = (int)parse_long(argv[i], "SM", 0, sms - 1, USAGE);
         if (m >= SM_SET_MAX || (set.bits[m / 32] >> (m % 32) & 1u)) usage_fail(USAGE, "SM %d listed twice", m);
         set.bits[m / 32] |= 1u << (m % 32);
         members++;
@@ -718,7 +710,7 @@ static int run_strideg(int s, int k_loads, int warps, int argc, char **argv)
     float *buf = dev_alloc<float>(lines * 32);
     CHECK(cudaMemset(buf, 0, lines * 128));
     meeting mt = meeting_alloc();
-    strideGroupRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, s, k_loads, warps, set, members, mt.arrive,
+    strideGroupRead<<<sms, THREADS, smem>>>(buf, s, k_loads, warps, set, members, mt.arrive,
                                                               mt.out, mt.timed_out);
     CHECK_LAUNCH();
     size_t bad = meeting_done(&mt, "strideg");
@@ -731,15 +723,12 @@ static int run_strideg(int s, int k_loads, int warps, int argc, char **argv)
 
 static int run_key(int kib, int warp_a, int warp_b, int alt_pc, int rev, int sm_a, int sm_b)
 {
-    int smem = one_cta_per_sm_smem();
-    CHECK(cudaFuncSetAttribute(keyRead, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    cudaDeviceProp p;
-    CHECK(cudaGetDeviceProperties(&p, 0));
+    int sms, smem = alone_on_each_sm(keyRead, &sms);
     int nlines = kib * 1024 / 128;
     float *buf = dev_alloc<float>((size_t)nlines * 32);
     CHECK(cudaMemset(buf, 0, (size_t)nlines * 128));
     meeting mt = meeting_alloc();
-    keyRead<<<p.multiProcessorCount, THREADS, smem>>>(buf, nlines, (unsigned)sm_a, (unsigned)sm_b, warp_a, warp_b,
+    keyRead<<<sms, THREADS, smem>>>(buf, nlines, (unsigned)sm_a, (unsigned)sm_b, warp_a, warp_b,
                                                       alt_pc, rev, mt.arrive, mt.out, mt.timed_out);
     CHECK_LAUNCH();
     size_t bad = meeting_done(&mt, "key");
