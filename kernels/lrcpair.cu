@@ -615,7 +615,8 @@ static int run_cap(int m, int filler, long long delay_a, long long delay_b, int 
     return finish(what, bad);
 }
 
-static int run_evict(int spr, int m, long long delay_f, long long delay_a, long long delay_b, int sm_a, int sm_b, const int *fillers, int nf)
+static int run_evict(int spr, int m, long long delay_f, long long delay_a, long long delay_b, int sm_a, int sm_b,
+                     const int *fillers, int nf)
 {
     int sms, smem = alone_on_each_sm(evictRead, &sms);
     float *fill = cap_fill_alloc(sms), *test = cap_test_alloc();
@@ -639,8 +640,9 @@ static int run_evict(int spr, int m, long long delay_f, long long delay_a, long 
     CHECK(cudaFree(fill));
     CHECK(cudaFree(test));
     char what[128];
-    snprintf(what, sizeof what, "evictRead %d-sector reads, %d fillers on each of %d SMs, delays %lld/%lld/%lld, SMs %d/%d",
-             spr, m, nf, delay_f, delay_a, delay_b, sm_a, sm_b);
+    snprintf(what, sizeof what,
+             "evictRead %d-sector reads, %d fillers on each of %d SMs, delays %lld/%lld/%lld, SMs %d/%d", spr, m, nf,
+             delay_f, delay_a, delay_b, sm_a, sm_b);
     return finish(what, bad);
 }
 
