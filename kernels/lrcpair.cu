@@ -115,11 +115,23 @@
  *     load's lines next to each other; S 16: 2 KiB apart, as a transpose's
  *     column. No prologue read.
  *
- *   lrcpair strideg S K W SM...
+ *   lrcpair strideg S K W SM[:OFF]...
  *     stride's loads from W warps of every listed SM at once (findings
  *     §2f): after the CTAs meet, warp w issues K loads, the k-th reading
- *     float 0 of lines ((w K + k) 32 + lane) x S; every SM the same lines.
- *     No prologue read.
+ *     float 0 of lines ((w K + k) 32 + lane) x S; every SM the same lines,
+ *     shifted by OFF floats (default 0; below 1,024: 8 another sector of
+ *     the same lines, 32 the next lines), so that SMs of several GPCs can
+ *     read a transpose's pattern (other sectors of one line, §2f's
+ *     bisection). No prologue read.
+ *
+ *   lrcpair stridegs SPR WARM S K W SM[:OFF]...
+ *     strideg with requests of SPR sectors (1, 2 or 4): load k of warp w
+ *     reads float OFF + 8 (lane % SPR) of lines ((w K + k) 32 / SPR +
+ *     lane / SPR) x S, so that SPR 2 with OFF 0 and 16 reads a line's two
+ *     halves, as matrixMul_naive's and wmma_gemm's requests do (§2f).
+ *     WARM 1: the kernel runs twice, the first to fill L2 (profile the
+ *     second, `ncu --cache-control none --launch-skip 1`): whether reads that
+ *     hit L2 stop each other's merges as misses do. SPR 1, WARM 0: strideg.
  *
  *   lrcpair pkt OFF_A OFF_B SM_A SM_B
  *     Whether a request merges by its own line alone or with the other lines
@@ -132,12 +144,16 @@
  * Nothing goes to stdout (ncu --csv writes there). Exit codes as common.cuh. */
 #include "common.cuh"
 
+#include <string.h>
+
+#include <vector>
+
 #define THREADS 256
 #define MAX_SMS 1024
 #define MAX_PASSES 8 /* passes whose start times are kept */
 
 static const char *USAGE =
-    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM... | band KIB BAND SHIFT WARPS SM... | key KIB WARP_A WARP_B ALTPC REV SM_A SM_B | cap M FILLER_SM DELAY_A DELAY_B SM_A SM_B | evict SPR M DELAY_F DELAY_A DELAY_B SM_A SM_B FILLER_SM... | xgpc SPR C_OFF DELAY_C DELAY_B SM_A SM_B [SM_C] | bytes FA FB DELAY_B SM_A SM_B | stride S K FA FB DELAY_B SM_A SM_B | strideg S K W SM... | pkt OFF_A OFF_B SM_A SM_B";
+    "map REPS | sweep ANCHOR DELAY KIB [J...] | group KIB SPR STAGGER SM... | passes P KIB SPR STAGGER SM... | gather KIB SAME LOAD_KIB SM... | band KIB BAND SHIFT WARPS SM... | key KIB WARP_A WARP_B ALTPC REV SM_A SM_B | cap M FILLER_SM DELAY_A DELAY_B SM_A SM_B | evict SPR M DELAY_F DELAY_A DELAY_B SM_A SM_B FILLER_SM... | xgpc SPR C_OFF DELAY_C DELAY_B SM_A SM_B [SM_C] | bytes FA FB DELAY_B SM_A SM_B | stride S K FA FB DELAY_B SM_A SM_B | strideg S K W SM[:OFF]... | stridegs SPR WARM S K W SM[:OFF]... | pkt OFF_A OFF_B SM_A SM_B";
 
 /* Record each CTA's SM; stay ~20 us so that the cluster's CTAs coexist. */
 __global__ void mapKernel(unsigned *sms)
@@ -445,6 +461,7 @@ __global__ void bytesRead(const float *test, int fa, int fb, unsigned sm_a, unsi
 }
 
 #define STRIDE_MAX_K 16
+#define STRIDEG_MAX_OFF 1024 /* strideg's OFF: below 32 lines */
 
 /* stride mode: K loads of 32 lines S apart a warp, all issued before any
  * is used */
@@ -470,10 +487,11 @@ __global__ void strideRead(const float *buf, int s, int k_loads, int fa, int fb,
     out[sm * THREADS + lane] = acc;
 }
 
-/* strideg mode: W warps of each listed SM, K loads each of 32 lines S
- * apart, the same lines on every SM; all issued before any is used */
-__global__ void strideGroupRead(const float *buf, int s, int k_loads, int warps, sm_set members_set, unsigned members,
-                                unsigned *arrive, float *out, int *timed_out)
+/* strideg mode: W warps of each listed SM, K loads each of 32 / spr lines S
+ * apart, spr sectors of each, the same lines on every SM; all issued before
+ * any is used */
+__global__ void strideGroupRead(const float *buf, int s, int k_loads, int warps, int spr, sm_set members_set,
+                                unsigned members, const int *offsets, unsigned *arrive, float *out, int *timed_out)
 {
     unsigned sm = smid();
     if (sm >= SM_SET_MAX || !(members_set.bits[sm / 32] >> (sm % 32) & 1u)) return;
@@ -483,7 +501,9 @@ __global__ void strideGroupRead(const float *buf, int s, int k_loads, int warps,
     float v[STRIDE_MAX_K], acc = 0.0f;
 #pragma unroll
     for (int k = 0; k < STRIDE_MAX_K; ++k)
-        v[k] = k < k_loads ? buf[((size_t)((warp * k_loads + k) * 32 + lane) * s) * 32] : 0.0f;
+        v[k] = k < k_loads ? buf[((size_t)((warp * k_loads + k) * (32 / spr) + lane / spr) * s) * 32 +
+                                 8 * (lane % spr) + offsets[sm]]
+                           : 0.0f;
 #pragma unroll
     for (int k = 0; k < STRIDE_MAX_K; ++k)
         acc += v[k];
@@ -697,29 +717,43 @@ static int run_stride(int s, int k_loads, int fa, int fb, long long delay_b, int
     return finish(what, bad);
 }
 
-static int run_strideg(int s, int k_loads, int warps, int argc, char **argv)
+static int run_strideg(int s, int k_loads, int warps, int spr, int warm, int argc, char **argv)
 {
     int sms, smem = alone_on_each_sm(strideGroupRead, &sms);
     sm_set set = {};
     unsigned members = 0;
-    for (int i = 0; i < argc; ++i) {
-        int m = (int)parse_long(argv[i], "SM", 0, sms - 1, USAGE);
+    std::vector<int> offsets(sms, 0);
+    for (int i = 0; i < argc; ++i) { /* SM or SM:OFF */
+        char sm_text[16];
+        const char *colon = strchr(argv[i], ':');
+        size_t len = colon ? (size_t)(colon - argv[i]) : strlen(argv[i]);
+        if (len >= sizeof sm_text) usage_fail(USAGE, "strideg: '%s' is not SM or SM:OFF", argv[i]);
+        memcpy(sm_text, argv[i], len);
+        sm_text[len] = '\0';
+        int m = (int)parse_long(sm_text, "SM", 0, sms - 1, USAGE);
         if (m >= SM_SET_MAX || (set.bits[m / 32] >> (m % 32) & 1u)) usage_fail(USAGE, "SM %d listed twice", m);
+        if (colon) offsets[m] = (int)parse_long(colon + 1, "OFF", 0, STRIDEG_MAX_OFF - 1, USAGE);
         set.bits[m / 32] |= 1u << (m % 32);
         members++;
     }
-    size_t lines = (size_t)warps * STRIDE_MAX_K * 32 * s;
-    float *buf = dev_alloc<float>(lines * 32);
-    CHECK(cudaMemset(buf, 0, lines * 128));
-    meeting mt = meeting_alloc();
-    strideGroupRead<<<sms, THREADS, smem>>>(buf, s, k_loads, warps, set, members, mt.arrive,
-                                                              mt.out, mt.timed_out);
-    CHECK_LAUNCH();
-    size_t bad = meeting_done(&mt, "strideg");
+    size_t floats = (size_t)warps * STRIDE_MAX_K * 32 * s * 32 + STRIDEG_MAX_OFF;
+    float *buf = dev_alloc<float>(floats);
+    CHECK(cudaMemset(buf, 0, floats * sizeof(float)));
+    int *offs = dev_alloc<int>(sms);
+    CHECK(cudaMemcpy(offs, offsets.data(), sms * sizeof(int), cudaMemcpyHostToDevice));
+    size_t bad = 0;
+    for (int pass = 0; pass <= warm; ++pass) { /* WARM: a first pass fills L2 */
+        meeting mt = meeting_alloc();
+        strideGroupRead<<<sms, THREADS, smem>>>(buf, s, k_loads, warps, spr, set, members, offs, mt.arrive,
+                                                mt.out, mt.timed_out);
+        CHECK_LAUNCH();
+        bad += meeting_done(&mt, "strideg");
+    }
     CHECK(cudaFree(buf));
+    CHECK(cudaFree(offs));
     char what[96];
-    snprintf(what, sizeof what, "strideGroupRead lines %d apart, %d loads, %d warps, %u SMs", s, k_loads, warps,
-             members);
+    snprintf(what, sizeof what, "strideGroupRead lines %d apart, %d loads of %d sectors, %d warps, %u SMs%s", s,
+             k_loads, spr, warps, members, warm ? ", L2 warm" : "");
     return finish(what, bad);
 }
 
@@ -1052,7 +1086,17 @@ int main(int argc, char **argv)
         int st = (int)parse_long(argv[2], "S", 1, 1024, USAGE);
         int k = (int)parse_long(argv[3], "K", 1, STRIDE_MAX_K, USAGE);
         int w = (int)parse_long(argv[4], "W", 1, THREADS / 32, USAGE);
-        return run_strideg(st, k, w, argc - 5, argv + 5);
+        return run_strideg(st, k, w, 1, 0, argc - 5, argv + 5);
+    }
+    if (strcmp(argv[1], "stridegs") == 0) {
+        if (argc < 9) usage_fail(USAGE, "stridegs needs SPR WARM S K W and at least 2 SMs");
+        int spr = (int)parse_long(argv[2], "SPR", 1, 4, USAGE);
+        if (spr == 3) usage_fail(USAGE, "SPR is 1, 2 or 4");
+        int warm = (int)parse_long(argv[3], "WARM", 0, 1, USAGE);
+        int st = (int)parse_long(argv[4], "S", 1, 1024, USAGE);
+        int k = (int)parse_long(argv[5], "K", 1, STRIDE_MAX_K, USAGE);
+        int w = (int)parse_long(argv[6], "W", 1, THREADS / 32, USAGE);
+        return run_strideg(st, k, w, spr, warm, argc - 7, argv + 7);
     }
     usage_fail(USAGE, "unknown mode '%s'", argv[1]);
     return EXIT_USAGE;

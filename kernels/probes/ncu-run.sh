@@ -5,7 +5,9 @@
 #   probe_run DEST NAME METRICS PROGRAM ARGS...
 #                         `ncu --csv --clock-control none --metrics METRICS PROGRAM ARGS`
 #                         into DEST/NAME.csv (ncu's stdout) and DEST/NAME.log (stderr), with
-#                         progress on stderr; a failure is reported and the caller goes on
+#                         progress on stderr; a failure is reported and the caller goes on;
+#                         PROBE_NCU_ARGS: more ncu options (split on spaces), e.g.
+#                         "--cache-control none --launch-skip 1 --launch-count 1"
 # shellcheck shell=bash
 NCU=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
 
@@ -17,6 +19,7 @@ probe_run() {
     local dest=$1 name=$2 metrics=$3
     shift 3
     echo "[$(date +%T)] $name: $*" >&2
-    timeout --kill-after=10 240 "$NCU" --csv --clock-control none --metrics "$metrics" "$@" \
+    # shellcheck disable=SC2086 # PROBE_NCU_ARGS splits on purpose
+    timeout --kill-after=10 240 "$NCU" --csv --clock-control none ${PROBE_NCU_ARGS:-} --metrics "$metrics" "$@" \
         >"$dest/$name.csv" 2>"$dest/$name.log" || echo "$name: failed (rc $?)" >&2
 }
