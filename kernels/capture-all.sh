@@ -347,6 +347,9 @@ manifest_body() {
     echo "host: $(hostname)"
     if command -v nvidia-smi >/dev/null 2>&1; then
         echo "gpu: $(nvidia-smi --query-gpu=name,pci.bus_id,memory.total,ecc.mode.current,clocks.max.sm,clocks.max.mem --format=csv,noheader 2>&1 | head -1)"
+        # which chip: the machines lent are not one, and their GPCs sit in different L2
+        # partitions (docs/findings.md §2f)
+        echo "gpu_uuid: $(nvidia-smi --query-gpu=uuid,serial --format=csv,noheader 2>&1 | head -1)"
         echo "driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>&1 | head -1)"
     else
         echo "gpu: (nvidia-smi not found)"

@@ -156,6 +156,7 @@ typedef struct cfg_gpu {
     uint32_t t_const_line_cycles;    /* a constant line's first fetch on an SM; 0: constants are free */
     uint32_t t_const_bank_cycles;    /* ... the first line of a bank other than 0 */
     uint32_t t_lrc_window_cycles;    /* an identical read still merges this long after the data came back */
+    uint32_t t_lrc_far_void_cycles;  /* the other partition's read of another mask ends kept requests this late */
 } cfg_gpu;
 
 /* Load path into *out (keys left out take their defaults) and validate it.

@@ -13,7 +13,15 @@
  * sector of the same 32 lines, in step, merge none of the 128; whole lines
  * all). One L2 read serves at most LRC_SERVES SMs: of a group of n
  * identical requests in flight together, ceil(n / LRC_SERVES) are read from
- * L2 (findings §2c). SMs of different GPCs never merge.
+ * L2 (findings §2c). SMs of different GPCs never merge, but a line's
+ * kept requests answer to every GPC of its L2 partition: a read of the line
+ * with another mask from any of them ends the other GPCs' kept requests of
+ * it (they merge no more; findings §2f: 8 SMs of GPCs 0, 4 and 5 reading
+ * sector 0 of 256 lines merge all they can alone and ~25% of it beside 8
+ * SMs of GPCs 5, 6 and 7 reading sector 1 of them, as a transpose's readers
+ * do; identical reads of other GPCs leave them). One from the other
+ * partition's GPCs ends them only for requests sent far_void or more after
+ * it (lrcpair xgpc: ~350 cycles; in bulk hardly at all).
  *
  * Times are what the caller says (SM cycles). Requests arrive in the
  * replay's order, which is not time order across SMs, so a request may
@@ -28,7 +36,8 @@
  *
  * Memory is fixed at lrc_create: per GPC a set-associative table of
  * LRC_SETS x LRC_WAYS lines; a full set replaces its line whose data came
- * back earliest (the hardware's capacity is not known).
+ * back earliest (the hardware's capacity is not known); and a directory of
+ * lines with kept requests (lrc_int.h), which finds the GPCs to tell.
  * No allocation per request. Not modelled: the LRC's own latency and
  * bandwidth, atomics and writes (never merged), requests folded by the
  * observer (gpu.h GPU_OBS_MAX_L2: never merged). */
@@ -62,8 +71,13 @@ typedef struct lrc_counts {
 
 /* sm_gpc[s]: the GPC of SM s, for s < sm_count; gpcs: 1 + the largest.
  * window: cycles after the first request's data came back during which an
- * identical request still merges (0: only while in flight). */
-lrc *lrc_create(const uint8_t *sm_gpc, uint32_t sm_count, uint32_t window);
+ * identical request still merges (0: only while in flight).
+ * gpc_partition[g]: the L2 partition of GPC g, for g < n_gpc_partition
+ * (NULL: one partition). far_void: cycles after a read of a line with
+ * another mask from a GPC of the other partition from which the line's kept
+ * requests no longer merge. */
+lrc *lrc_create(const uint8_t *sm_gpc, uint32_t sm_count, uint32_t window, const uint8_t *gpc_partition,
+                uint32_t n_gpc_partition, uint32_t far_void);
 void lrc_destroy(lrc *l);
 /* Forget every request and zero the counts (a new kernel). */
 void lrc_reset(lrc *l);

@@ -34,19 +34,51 @@ typedef struct lrc_set {
     uint8_t mask[LRC_WAYS];
     uint8_t served[LRC_WAYS]; /* members of its group, its sender included (mod 256) */
     uint16_t sm[LRC_WAYS];
-    uint8_t pad[20];
+    /* a read of the line with another mask from a GPC of the other L2
+     * partition: requests sent this long after the kept one was no longer
+     * merge with it (UINT16_MAX: none; lrc_kept) */
+    uint16_t void_after[LRC_WAYS];
+    uint8_t pad[4];
 } lrc_set;
 _Static_assert(256u % LRC_SERVES == 0, "lrc_set.served wraps at a multiple of LRC_SERVES");
 _Static_assert(LRC_WAYS == 8u, "lrc_set.win is a tournament of eight ways");
 _Static_assert(sizeof(lrc_set) == 256, "lrc_set: four cache lines");
 
+/* The line directory (findings §2f): for a line with kept requests, per L2
+ * partition, the mask its GPCs' kept requests were sent with and the GPCs
+ * that may keep one (bit g % 16 for GPC g; a bit stays after its GPC's
+ * table dropped the line, and a look there finds nothing), and when the
+ * last of them is back; so that a request with another mask finds the kept
+ * requests to end without a look in every GPC's table. Per partition,
+ * because one from the other partition ends them only far_void later, and
+ * until then they stay its GPCs' view of the line. Sets of two on other
+ * bits of the line's hash than the tables' sets; a line takes an entry
+ * whose requests are all back (or of an older kernel), else the one back
+ * first: that line's kept requests then merge on as though no other mask
+ * came. */
+#define LRC_DIR_SETS (1u << 14)
+#define LRC_DIR_WAYS 2u
+#define LRC_DIR_PARTS 4u /* partitions tracked (a GPC's partition mod this) */
+typedef struct lrc_dir_entry {
+    uint64_t line;
+    uint64_t ret;  /* the latest return of its kept requests */
+    uint32_t gen;  /* the table's gen when written: older is empty */
+    uint8_t mask[LRC_DIR_PARTS]; /* 0: none kept in that partition */
+    uint16_t gpcs[LRC_DIR_PARTS];
+} lrc_dir_entry;
+_Static_assert(sizeof(lrc_dir_entry) * LRC_DIR_WAYS == 64, "a directory set: one cache line");
+
 struct lrc {
     uint8_t *sm_gpc;    /* [sm_count] */
     uint32_t sm_count, gpcs;
     uint32_t window;
+    uint32_t far_void; /* lrc_create's */
     uint32_t gen;
+    uint8_t *gpc_part; /* [gpcs]: each GPC's L2 partition */
     lrc_set *table;     /* [gpcs][LRC_SETS], line-aligned */
     void *table_raw;    /* what to free */
+    lrc_dir_entry *dir; /* [LRC_DIR_SETS][LRC_DIR_WAYS], line-aligned */
+    void *dir_raw;
     lrc_counts counts;
     /* the way lrc_sent will take for the request lrc_merge just found new,
      * so that lrc_sent need not look for it again */
@@ -75,19 +107,27 @@ static inline lrc_set *lrc_set_of(const lrc *l, uint32_t sm, uint64_t line, uint
     return set;
 }
 
+/* The line's directory set (the hash's bits above the tables' sets). */
+static inline lrc_dir_entry *lrc_dir_of(const lrc *l, uint64_t z)
+{
+    return &l->dir[((z >> 32) & (LRC_DIR_SETS - 1u)) * LRC_DIR_WAYS];
+}
+
 /* A hint that a read request of SM sm for line comes soon: the set's four
  * cache lines (its lines, their returns and sends, the header), which its
- * lookup and send read and write (tlb_touch: without it the prefetch did
- * nothing, err.h). */
+ * lookup and send read and write, and the line's directory entry
+ * (tlb_touch: without it the prefetch did nothing, err.h). */
 static inline void lrc_prefetch(const lrc *l, uint32_t sm, uint64_t line)
 {
     uint32_t g = sm < l->sm_count ? l->sm_gpc[sm] : 0;
-    const lrc_set *set = &l->table[(size_t)g * LRC_SETS + (cache_mix64(line) & (LRC_SETS - 1u))];
+    uint64_t z = cache_mix64(line);
+    const lrc_set *set = &l->table[(size_t)g * LRC_SETS + (z & (LRC_SETS - 1u))];
     set = tlb_touch(l->table, set);
     __builtin_prefetch(set->line, 1);
     __builtin_prefetch(set->ret, 1);
     __builtin_prefetch(set->sent, 1);
     __builtin_prefetch(&set->gen, 1);
+    __builtin_prefetch(tlb_touch(l->dir, lrc_dir_of(l, z)), 1);
 }
 
 /* The way of set a new request for line takes: the line's own (a line
@@ -121,6 +161,13 @@ static inline lrc_outcome lrc_merge_in(lrc *l, lrc_set *set, uint32_t sm, uint64
     return LRC_NEW;
 }
 
+/* A request of SM sm for line's sectors mask, sent at t, its data back at
+ * ret, has just become its GPC's kept request (in set, lrc_set_of's): the
+ * line's kept requests of other masks in the other GPCs of its L2 partition
+ * merge no more, those of the other partition's GPCs not with requests sent
+ * far_void or more after t (findings §2f; lrc.h). */
+void lrc_kept(lrc *l, uint32_t sm, const lrc_set *set, uint64_t line, uint32_t mask, uint64_t t, uint64_t ret);
+
 /* The earlier back of ways a < b (a on a tie). */
 static inline uint8_t lrc_earlier(const lrc_set *set, uint32_t a, uint32_t b)
 {
@@ -138,6 +185,7 @@ static inline void lrc_sent_in(lrc_set *set, uint32_t w, uint32_t sm, uint64_t l
     set->mask[w] = (uint8_t)mask;
     set->sm[w] = (uint16_t)sm;
     set->served[w] = 1;
+    set->void_after[w] = UINT16_MAX;
     if (set->n == LRC_WAYS) { /* the tournament's matches on w's path */
         uint32_t p = w >> 1, h = w >> 2;
         set->win[p] = lrc_earlier(set, 2u * p, 2u * p + 1u);

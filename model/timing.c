@@ -705,7 +705,8 @@ timing *timing_create(const cfg_gpu *c)
     t->ctas = xcalloc_lines(n_ctas, sizeof *t->ctas, &t->ctas_raw);
     t->cta_mask = n_ctas - 1u;
     if (c->n_sm_gpc == n_sm)
-        t->lrc = lrc_create(c->sm_gpc, n_sm, c->t_lrc_window_cycles);
+        t->lrc = lrc_create(c->sm_gpc, n_sm, c->t_lrc_window_cycles, c->l2_gpc_partition, c->l2_n_gpc_partition,
+                            c->t_lrc_far_void_cycles);
     if (c->t_l2_fill_wait)
         t->copies = xcalloc(COPY_SLOTS, sizeof *t->copies);
     if (c->t_l1_fill_wait)
@@ -2063,8 +2064,10 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     }
     if (outcome == LRC_READ_AGAIN) /* its data is the group's, back at the SM no earlier */
         ret = max64(ret, group_ret);
-    else if (lset) /* the way the lookup found for it */
+    else if (lset) { /* the way the lookup found for it */
         lrc_sent_in(lset, lrc_victim(lset, r->line), sm, r->line, r->sector_mask, t1, ret);
+        lrc_kept(t->lrc, sm, lset, r->line, r->sector_mask, t1, ret);
+    }
     else if (t->lrc && read) /* folded (sectors unlike its mask's): not looked up */
         lrc_sent(t->lrc, sm, r->line, r->sector_mask, t1, ret);
     return ret;

@@ -588,7 +588,7 @@ START_TEST(defaults_fill_keys_left_out)
     size_t with_default = 0;
     for (size_t i = 0; i < cfg_key_count(); i++)
         with_default += cfg_key_default(i) != NULL;
-    ck_assert_uint_eq(with_default, 42); /* 11 (sim.background_dram_read_sectors among them) + gpu.sm_gpc, shared.carveout_ctas_factor, shared.carveout_min_per_cta_bytes, l2.placement, l2.dirty_ways, l2.dirty_recent_ways, l2.fetch_sectors, l2.gpc_partition, timing.lrc_window_cycles, timing.barrier_cycles_per_warp, timing.smem_wavefront_cycles, timing.cta_fill_millicycles_per_warp, timing.alu_latency_cycles, timing.control_words, timing.s2r_latency_cycles, timing.ldc_latency_cycles, timing.code_line_cycles, timing.code_jump_lines, timing.code_jump_cycles, timing.branch_taken_cycles, timing.const_line_cycles, timing.const_bank_cycles, timing.dram_write_cost_permille, timing.dram_load_permille, timing.dram_load_extra_cycles, timing.l2_write_bytes_per_cycle, timing.l2_fill_wait, timing.l1_fill_wait and timing.first_wave_by_sm */
+    ck_assert_uint_eq(with_default, 43); /* 11 (sim.background_dram_read_sectors among them) + gpu.sm_gpc, shared.carveout_ctas_factor, shared.carveout_min_per_cta_bytes, l2.placement, l2.dirty_ways, l2.dirty_recent_ways, l2.fetch_sectors, l2.gpc_partition, timing.lrc_window_cycles, timing.lrc_far_void_cycles, timing.barrier_cycles_per_warp, timing.smem_wavefront_cycles, timing.cta_fill_millicycles_per_warp, timing.alu_latency_cycles, timing.control_words, timing.s2r_latency_cycles, timing.ldc_latency_cycles, timing.code_line_cycles, timing.code_jump_lines, timing.code_jump_cycles, timing.branch_taken_cycles, timing.const_line_cycles, timing.const_bank_cycles, timing.dram_write_cost_permille, timing.dram_load_permille, timing.dram_load_extra_cycles, timing.l2_write_bytes_per_cycle, timing.l2_fill_wait, timing.l1_fill_wait and timing.first_wave_by_sm */
 }
 END_TEST
 
@@ -705,7 +705,7 @@ END_TEST
 
 START_TEST(key_table_is_complete_and_consistent)
 {
-    ck_assert_uint_eq(cfg_key_count(), 77); /* 43 + the 34 of the optional [timing] */
+    ck_assert_uint_eq(cfg_key_count(), 78); /* 43 + the 35 of the optional [timing] */
     for (size_t i = 0; i < cfg_key_count(); i++) {
         const char *name = cfg_key_name(i);
         const char *dot = strchr(name, '.');
