@@ -13,6 +13,7 @@ mkdir -p "$DEST"
 M=$(probe_metrics kernels/probes/lrchits.txt)
 for s in 16 1; do
     for kw in "2 4" "4 4" "8 4" "8 8" "16 8"; do
+        # shellcheck disable=SC2086 # K and W split on purpose
         set -- $kw
         n=$((32 * $1 * $2))
         for r in $(seq "${RUNS:-2}"); do
