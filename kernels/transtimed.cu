@@ -33,7 +33,7 @@
  *   ZEROS    1: the matrix is zeros from cudaMemset, as lrcpair's buffers,
  *            not values copied from the host
  * (CTAS 16, IDLE_WARPS and ZEROS are for findings §2f's bisection, which
- * the twenty-third session prepared but had no device time left to run.)
+ * the twenty-third session prepared and the twenty-fourth ran.)
  * OUTFILE gets "cta sm warp g0 g1 g2 c0 c1 c2" per warp (g: ns after the grid's
  * first start); stderr gets ventiles of the three (the 2026-11-29 runs
  * labelled g1 "data in" and g2 "stored"; g2 is when the data is in).

@@ -3,7 +3,8 @@
 # readers of a sector merge 1-9% with one CTA an SM) and lrcpair's strideg
 # (whose identical readers merge all they can) stops the H200's L2 request
 # coalescer merging (docs/findings.md §2f, "Later the same day"). Prepared
-# in the twenty-third session, which had no device time left to run it.
+# in the twenty-third session, run in the twenty-fourth
+# (traces/h200-probes/lrc-bisect/summary.txt; lrc-bisect2.sh goes on).
 # Each run: the L1 miss sectors less the L2 read sectors ("l1-l2" of
 # kernels/probes/lrc-summary.py) against what the LRC's rule allows.
 #   t-base     transtimed, 128 CTAs, QMASK 1 (today's 101-729 of 8,192)
