@@ -24,13 +24,11 @@ M=$(probe_metrics kernels/probes/lrchits.txt)
 run() { # NAME PROGRAM ARGS... (transtimed's stamps go to DEST/NAME-rR.txt)
     local name=$1 prog=$2
     shift 2
-    for r in $(seq "${RUNS:-2}"); do
-        if [ "$prog" = transtimed ]; then
-            probe_run "$DEST" "$name-r$r" "$M" build/kernels/transtimed "$DEST/$name-r$r.txt" 0 "$@"
-        else
-            probe_run "$DEST" "$name-r$r" "$M" build/kernels/lrcpair "$@"
-        fi
-    done
+    if [ "$prog" = transtimed ]; then
+        probe_runs "$DEST" "$name" "$M" build/kernels/transtimed @STAMPS 0 "$@"
+    else
+        probe_runs "$DEST" "$name" "$M" build/kernels/lrcpair "$@"
+    fi
 }
 #                       CTAS QMASK MEET SMEM IDLE ZEROS
 run t-base  transtimed  128  1

@@ -21,41 +21,27 @@
 set -u -o pipefail
 DEST=${1:?usage: lrc-bisect2.sh DEST}
 . kernels/probes/ncu-run.sh
+. kernels/probes/lrc-groups.sh
 mkdir -p "$DEST"
 M=$(probe_metrics kernels/probes/lrchits.txt)
-G0="124 128 8 40 70 98 10 42"
-G1="72 100 12 44 74 102 14 46"
-G2="76 104 0 32 2 34 64 92"
-G3="4 36 66 94 6 38 68 96"
-off() { # OFF SM... -> SM:OFF...
-    local o=$1
-    shift
-    for s in "$@"; do printf '%s:%s ' "$s" "$o"; done
-}
-run() { # NAME ARGS... (lrcpair's, or transtimed's after the word transtimed)
+run() { # NAME ARGS... (lrcpair's)
     local name=$1
     shift
-    for r in $(seq "${RUNS:-2}"); do
-        if [ "$1" = transtimed ]; then
-            probe_run "$DEST" "$name-r$r" "$M" build/kernels/transtimed "$DEST/$name-r$r.txt" 0 "${@:2}"
-        else
-            probe_run "$DEST" "$name-r$r" "$M" build/kernels/lrcpair "$@"
-        fi
-    done
+    probe_runs "$DEST" "$name" "$M" build/kernels/lrcpair "$@"
 }
 # shellcheck disable=SC2046,SC2086 # the SM lists split on purpose
 {
-    run sg-tb    strideg 16 2 4 $(off 0 $G0) $(off 8 $G1) $(off 16 $G2) $(off 24 $G3)
+    run sg-tb    strideg 16 2 4 $(sm_off 0 $G0) $(sm_off 8 $G1) $(sm_off 16 $G2) $(sm_off 24 $G3)
     run sg-same  strideg 16 2 4 $G0 $G1 $G2 $G3
-    run sg-lines strideg 16 2 4 $(off 0 $G0) $(off 32 $G1) $(off 64 $G2) $(off 96 $G3)
+    run sg-lines strideg 16 2 4 $(sm_off 0 $G0) $(sm_off 32 $G1) $(sm_off 64 $G2) $(sm_off 96 $G3)
     run sg-g0    strideg 16 2 4 $G0
-    run sg-g01   strideg 16 2 4 $(off 0 $G0) $(off 8 $G1)
+    run sg-g01   strideg 16 2 4 $(sm_off 0 $G0) $(sm_off 8 $G1)
     run sg-gpc4  strideg 16 2 4 8 40 70 98
     run p-0-128  strideg 16 2 4 0 128
     run p-8-128  strideg 16 2 4 8 128
     run p-0-124  strideg 16 2 4 0 124
     run p-8-124  strideg 16 2 4 8 124
 }
-run t-c32 transtimed 32 1
+probe_runs "$DEST" t-c32 "$M" build/kernels/transtimed @STAMPS 0 32 1
 xz -9 "$DEST"/*.txt 2>/dev/null
 python3 kernels/probes/lrc-summary.py "$DEST" "*.csv"

@@ -15,31 +15,21 @@
 set -u -o pipefail
 DEST=${1:?usage: lrc-bisect3.sh DEST}
 . kernels/probes/ncu-run.sh
+. kernels/probes/lrc-groups.sh
 mkdir -p "$DEST"
 M=$(probe_metrics kernels/probes/lrchits.txt)
-G0="124 128 8 40 70 98 10 42"
-G1="72 100 12 44 74 102 14 46"
-G2="76 104 0 32 2 34 64 92"
-G3="4 36 66 94 6 38 68 96"
-off() { # OFF SM... -> SM:OFF...
-    local o=$1
-    shift
-    for s in "$@"; do printf '%s:%s ' "$s" "$o"; done
-}
 run() { # NAME ARGS... (lrcpair's)
     local name=$1
     shift
-    for r in $(seq "${RUNS:-2}"); do
-        probe_run "$DEST" "$name-r$r" "$M" build/kernels/lrcpair "$@"
-    done
+    probe_runs "$DEST" "$name" "$M" build/kernels/lrcpair "$@"
 }
 # shellcheck disable=SC2046,SC2086 # the SM lists split on purpose
 {
-    run x-p1     strideg 16 2 4 $G0 $(off 8 2 34 64 92 4 36 66 94)
-    run x-g6     strideg 16 2 4 $G0 $(off 8 12 44 74 102)
-    run x-g4     strideg 16 2 4 $G0 $(off 8 9 41 71 99)
-    run x-g6s2   strideg 16 2 4 $G0 $(off 16 12 44 74 102)
+    run x-p1     strideg 16 2 4 $G0 $(sm_off 8 2 34 64 92 4 36 66 94)
+    run x-g6     strideg 16 2 4 $G0 $(sm_off 8 12 44 74 102)
+    run x-g4     strideg 16 2 4 $G0 $(sm_off 8 9 41 71 99)
+    run x-g6s2   strideg 16 2 4 $G0 $(sm_off 16 12 44 74 102)
     run x-g6same strideg 16 2 4 $G0 12 44 74 102
-    run x-tb1    strideg 16 2 1 $(off 0 $G0) $(off 8 $G1) $(off 16 $G2) $(off 24 $G3)
+    run x-tb1    strideg 16 2 1 $(sm_off 0 $G0) $(sm_off 8 $G1) $(sm_off 16 $G2) $(sm_off 24 $G3)
 }
 python3 kernels/probes/lrc-summary.py "$DEST" "*.csv"

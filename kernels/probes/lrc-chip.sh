@@ -12,20 +12,14 @@
 set -u -o pipefail
 DEST=${1:?usage: lrc-chip.sh DEST}
 . kernels/probes/ncu-run.sh
+. kernels/probes/lrc-groups.sh
 mkdir -p "$DEST"
-nvidia-smi --query-gpu=name,uuid,serial,pci.bus_id --format=csv >"$DEST/chip.txt" 2>&1
-cat "$DEST/chip.txt"
-build/kernels/farlat 1024 0 2 4 6 8 10 12 14 124 128 40 70 98 42 72 100 44 74 102 46 76 104 \
-    2>"$DEST/farlat.txt" >/dev/null
-grep -o "A [0-9]* B [0-9]*:\|B slow[^;]*" "$DEST/farlat.txt" | paste - - | sed 's/ B slow (> median + 40)//'
+farlat_map "$DEST" 2 4 6 8 10 12 14 124 128 40 70 98 42 72 100 44 74 102 46 76 104
 M=$(probe_metrics kernels/probes/lrchits.txt)
-G0="124 128 8 40 70 98 10 42"
 run() { # NAME ARGS... (lrcpair's)
     local name=$1
     shift
-    for r in $(seq "${RUNS:-2}"); do
-        probe_run "$DEST" "$name-r$r" "$M" build/kernels/lrcpair "$@"
-    done
+    probe_runs "$DEST" "$name" "$M" build/kernels/lrcpair "$@"
 }
 # shellcheck disable=SC2086 # the SM lists split on purpose
 {

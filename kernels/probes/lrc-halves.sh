@@ -14,21 +14,13 @@
 set -u -o pipefail
 DEST=${1:?usage: lrc-halves.sh DEST}
 . kernels/probes/ncu-run.sh
+. kernels/probes/lrc-groups.sh
 mkdir -p "$DEST"
 M=$(probe_metrics kernels/probes/lrchits.txt)
-G0="124 128 8 40 70 98 10 42"
-G1="72 100 12 44 74 102 14 46"
-off() { # OFF SM... -> SM:OFF...
-    local o=$1
-    shift
-    for s in "$@"; do printf '%s:%s ' "$s" "$o"; done
-}
 run() { # NAME ARGS... (lrcpair's)
     local name=$1
     shift
-    for r in $(seq "${RUNS:-2}"); do
-        probe_run "$DEST" "$name-r$r" "$M" build/kernels/lrcpair "$@"
-    done
+    probe_runs "$DEST" "$name" "$M" build/kernels/lrcpair "$@"
 }
 # shellcheck disable=SC2046,SC2086 # the SM lists split on purpose
 for warm in 0 1; do
@@ -37,9 +29,9 @@ for warm in 0 1; do
         p=w
         export PROBE_NCU_ARGS="--cache-control none --launch-skip 1 --launch-count 1"
     fi
-    run "$p-s01" stridegs 1 "$warm" 16 2 4 $G0 $(off 8 $G1)
+    run "$p-s01" stridegs 1 "$warm" 16 2 4 $G0 $(sm_off 8 $G1)
     run "$p-hsame" stridegs 2 "$warm" 16 2 4 $G0 $G1
-    run "$p-h01" stridegs 2 "$warm" 16 2 4 $G0 $(off 16 $G1)
+    run "$p-h01" stridegs 2 "$warm" 16 2 4 $G0 $(sm_off 16 $G1)
 done
 unset PROBE_NCU_ARGS
 python3 kernels/probes/lrc-summary.py "$DEST" "*.csv"

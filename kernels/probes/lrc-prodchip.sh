@@ -9,14 +9,11 @@
 set -u -o pipefail
 DEST=${1:?usage: lrc-prodchip.sh DEST}
 . kernels/probes/ncu-run.sh
+. kernels/probes/lrc-groups.sh
 mkdir -p "$DEST"
 make -s -C kernels "$PWD/build/kernels/matrixMul" "$PWD/build/kernels/wmmaGemm" "$PWD/build/kernels/farlat" || exit 1
-nvidia-smi --query-gpu=name,uuid --format=csv,noheader | tee "$DEST/chip.txt"
-build/kernels/farlat 1024 0 2 4 6 8 10 12 14 2>"$DEST/farlat.txt" >/dev/null
-grep -o "A [0-9]* B [0-9]*:\|B slow[^;]*" "$DEST/farlat.txt" | paste - - | sed 's/ B slow (> median + 40)//'
+farlat_map "$DEST" 2 4 6 8 10 12 14
 M=$(probe_metrics kernels/probes/lrchits.txt)
-for r in $(seq "${RUNS:-3}"); do
-    probe_run "$DEST" "naive-r$r" "$M" build/kernels/matrixMul naive
-    probe_run "$DEST" "wmma-r$r" "$M" build/kernels/wmmaGemm
-done
+RUNS=${RUNS:-3} probe_runs "$DEST" naive "$M" build/kernels/matrixMul naive
+RUNS=${RUNS:-3} probe_runs "$DEST" wmma "$M" build/kernels/wmmaGemm
 python3 kernels/probes/lrc-summary.py "$DEST" "*.csv"

@@ -16,9 +16,7 @@ for s in 16 1; do
         # shellcheck disable=SC2086 # K and W split on purpose
         set -- $kw
         n=$((32 * $1 * $2))
-        for r in $(seq "${RUNS:-2}"); do
-            probe_run "$DEST" "c-$s-$n-r$r" "$M" build/kernels/lrcpair strideg "$s" "$1" "$2" 0 16 32 48
-        done
+        probe_runs "$DEST" "c-$s-$n" "$M" build/kernels/lrcpair strideg "$s" "$1" "$2" 0 16 32 48
     done
 done
 python3 kernels/probes/lrc-summary.py "$DEST" "*.csv"

@@ -13,11 +13,7 @@ DEST=${1:?usage: lrc-transchip.sh DEST}
 mkdir -p "$DEST"
 RUNS=2 kernels/probes/lrc-chip.sh "$DEST/chip" || exit 1
 M=$(probe_metrics kernels/probes/lrchits.txt)
-for r in 1 2 3; do
-    probe_run "$DEST" "t-base-r$r" "$M" build/kernels/transtimed "$DEST/t-base-r$r.txt" 0 128 1
-done
-for r in 1 2; do
-    probe_run "$DEST" "t-grid-r$r" "$M" build/kernels/transtimed "$DEST/t-grid-r$r.txt" 0
-done
+RUNS=3 probe_runs "$DEST" t-base "$M" build/kernels/transtimed @STAMPS 0 128 1
+RUNS=2 probe_runs "$DEST" t-grid "$M" build/kernels/transtimed @STAMPS 0
 xz -9 "$DEST"/*.txt 2>/dev/null
 python3 kernels/probes/lrc-summary.py "$DEST" "t-*.csv"

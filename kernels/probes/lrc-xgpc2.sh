@@ -19,15 +19,13 @@
 set -u -o pipefail
 DEST=${1:?usage: lrc-xgpc2.sh DEST}
 . kernels/probes/ncu-run.sh
+. kernels/probes/lrc-groups.sh
 mkdir -p "$DEST"
 M=$(probe_metrics kernels/probes/lrchits.txt)
-G0="124 128 8 40 70 98 10 42"
 run() { # NAME ARGS... (lrcpair's)
     local name=$1
     shift
-    for r in $(seq "${RUNS:-2}"); do
-        probe_run "$DEST" "$name-r$r" "$M" build/kernels/lrcpair "$@"
-    done
+    probe_runs "$DEST" "$name" "$M" build/kernels/lrcpair "$@"
 }
 if [ "${PARTS:-}" = gap ]; then
     for db in 450 500 550 600; do

@@ -6,16 +6,16 @@ cut from a capture of the whole grid (findings §2f). Each kernel's grid becomes
 record count the records kept. STAMPS (transtimed's OUTFILE, .xz or plain): each CTA's
 record gets the SM that CTA ran on in that launch (the whole grid's capture has its CTAs
 on other SMs than a launch of fewer CTAs: findings §2f, the twenty-fourth session)."""
-import lzma
 import re
 import sys
+
+from stamps import open_text
 
 
 def cta_sms(path):
     """{cta: sm} from transtimed's stamps ("cta sm warp ..." per warp, a header line)"""
-    opener = lzma.open if path.endswith(".xz") else open
     sms = {}
-    with opener(path, "rt") as f:
+    with open_text(path) as f:
         for line in f:
             fields = line.split()
             if len(fields) >= 2 and fields[0].isdigit():

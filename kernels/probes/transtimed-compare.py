@@ -15,13 +15,11 @@ on SMs of one GPC, how far apart they issued their loads (g1; the model: its lat
 load's issue) and had their data; when each SM's CTAs had their data, by the CTA's rank
 among its SM's CTAs (by index); and, on the SMs' own clocks, when the H200's ranks
 started, issued their loads and had their data."""
-import collections, csv, io, lzma, sys
+import collections, csv, sys
+
+from stamps import open_text
 
 CYCLES_PER_NS = 1.98
-
-
-def open_text(path):
-    return io.TextIOWrapper(lzma.open(path)) if path.endswith(".xz") else open(path)
 
 
 def sm_gpc(config):
