@@ -171,8 +171,7 @@ void lrc_sent(lrc *l, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t, uin
         set = lrc_set_of(l, sm, line, mask);
         w = lrc_victim(set, line);
     }
-    lrc_sent_in(set, w, sm, line, mask, t, ret);
-    lrc_kept(l, sm, set, line, mask, t, ret);
+    lrc_keep(l, set, w, sm, line, mask, t, ret);
 }
 
 lrc_counts lrc_get_counts(const lrc *l)

@@ -148,7 +148,7 @@ lrc_outcome lrc_merge_from(lrc *l, lrc_set *set, uint32_t w, uint32_t sm, uint64
                            uint64_t t, uint32_t hit_sectors, uint32_t fetched_beside, uint64_t *ret);
 
 /* lrc_merge in set (lrc_set_of's): LRC_NEW when the line's kept request
- * does not merge it (then lrc_victim(set, line) is the way for lrc_sent_in). */
+ * does not merge it (then lrc_victim(set, line) is the way for lrc_keep). */
 static inline lrc_outcome lrc_merge_in(lrc *l, lrc_set *set, uint32_t sm, uint64_t line, uint32_t mask,
                                        uint64_t t, uint32_t hit_sectors, uint32_t fetched_beside,
                                        uint64_t *ret)
@@ -198,6 +198,16 @@ static inline void lrc_sent_in(lrc_set *set, uint32_t w, uint32_t sm, uint64_t l
         set->win[5] = lrc_earlier(set, set->win[2], set->win[3]);
         set->win[6] = lrc_earlier(set, set->win[4], set->win[5]);
     }
+}
+
+/* A request sent to L2 becomes its line's kept request: recorded in way w
+ * of set (lrc_sent_in), and the other GPCs' kept requests of the line with
+ * other masks end (lrc_kept). Every request the LRC keeps goes through here. */
+static inline void lrc_keep(lrc *l, lrc_set *set, uint32_t w, uint32_t sm, uint64_t line, uint32_t mask, uint64_t t,
+                            uint64_t ret)
+{
+    lrc_sent_in(set, w, sm, line, mask, t, ret);
+    lrc_kept(l, sm, set, line, mask, t, ret);
 }
 
 #endif

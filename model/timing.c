@@ -2064,10 +2064,8 @@ static inline __attribute__((always_inline)) uint64_t l2_request(timing *t, uint
     }
     if (outcome == LRC_READ_AGAIN) /* its data is the group's, back at the SM no earlier */
         ret = max64(ret, group_ret);
-    else if (lset) { /* the way the lookup found for it */
-        lrc_sent_in(lset, lrc_victim(lset, r->line), sm, r->line, r->sector_mask, t1, ret);
-        lrc_kept(t->lrc, sm, lset, r->line, r->sector_mask, t1, ret);
-    }
+    else if (lset) /* the way the lookup found for it */
+        lrc_keep(t->lrc, lset, lrc_victim(lset, r->line), sm, r->line, r->sector_mask, t1, ret);
     else if (t->lrc && read) /* folded (sectors unlike its mask's): not looked up */
         lrc_sent(t->lrc, sm, r->line, r->sector_mask, t1, ret);
     return ret;

@@ -420,13 +420,19 @@ static void load_rig_open(load_rig *r, const cfg_gpu *c, uint32_t ctas, const ch
     timing_kernel_begin(r->t, &r->k, gpu_kernel_info_get(r->g));
 }
 
-/* CTA cta's warp 0 loads the 128 bytes at addr (32 lanes, 4 bytes each). */
-static void load_rig_load(load_rig *r, uint32_t cta, uint64_t addr)
+/* CTA cta's warp 0 loads 4 bytes a lane from addr, stride bytes apart (4:
+ * the 128 bytes at addr; 0: one float, one sector). */
+static void load_rig_load_stride(load_rig *r, uint32_t cta, uint64_t addr, int64_t stride)
 {
     trace_mem m;
-    test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, addr, 4);
+    test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, addr, stride);
     m.cta = cta;
     gpu_mem(r->g, &m);
+}
+
+static void load_rig_load(load_rig *r, uint32_t cta, uint64_t addr)
+{
+    load_rig_load_stride(r, cta, addr, 4);
 }
 
 static timing_result load_rig_close(load_rig *r, stats *out)
@@ -526,15 +532,9 @@ static uint64_t two_groups_merged(uint32_t second_sector)
     load_rig r;
     load_rig_open(&r, &c, 132, "LDG.E R9, desc[UR4][R2.64]");
     for (uint64_t line = 0; line < 64; line++)
-        for (uint32_t i = 0; i < 8; i++) {
-            trace_mem m;
-            test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK, 0x100000 + 128 * line, 0);
-            m.cta = g0[i];
-            gpu_mem(r.g, &m);
-            test_mem(&m, TRACE_KIND_LD, TRACE_SPACE_GLOBAL, 4, TRACE_FULL_MASK,
-                     0x100000 + 128 * line + 32u * second_sector, 0);
-            m.cta = g1[i];
-            gpu_mem(r.g, &m);
+        for (uint32_t i = 0; i < 8; i++) { /* every lane the same float: one sector */
+            load_rig_load_stride(&r, g0[i], 0x100000 + 128 * line, 0);
+            load_rig_load_stride(&r, g1[i], 0x100000 + 128 * line + 32u * second_sector, 0);
         }
     stats s;
     timing_result res = load_rig_close(&r, &s);
